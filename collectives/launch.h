@@ -1,0 +1,89 @@
+/* Plain-C interface between the host library and the collective kernels.
+ *
+ * The host builds one mcoll_dev_team per communicator (pointers into symmetric memory) and
+ * calls one launcher per collective. Templates and the datatype x op switch stay inside the .cu
+ * files. Every launcher enqueues on `stream`, returns at once, and is safe to capture in a CUDA
+ * graph: nothing it passes to the kernel changes between calls (barrier epochs live in device
+ * memory). */
+#ifndef MCOLL_LAUNCH_H
+#define MCOLL_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MCOLL_MAX_RANKS 32     /* team size limit (one NVLink domain node) */
+#define MCOLL_MAX_BLOCKS 64    /* grid size limit; one signal slot row per block */
+
+typedef enum {
+    MCOLL_F32 = 0, MCOLL_F64, MCOLL_F16, MCOLL_BF16, MCOLL_I32, MCOLL_U32, MCOLL_I64, MCOLL_U64,
+    MCOLL_NUM_DTYPES
+} mcoll_dtype;
+
+typedef enum {
+    MCOLL_SUM = 0, MCOLL_PROD, MCOLL_MIN, MCOLL_MAX, MCOLL_BAND, MCOLL_BOR, MCOLL_BXOR,
+    MCOLL_NUM_OPS
+} mcoll_op;
+
+/* Which access layer the kernels use for the operations on symmetric memory. */
+typedef enum { MCOLL_ACCESS_UNICAST = 0, MCOLL_ACCESS_MULTIMEM = 1 } mcoll_access;
+
+/* Signal pad layout, identical on every rank, at the start of each rank's symmetric buffer:
+ * uint64 counters [MCOLL_MAX_BLOCKS][MCOLL_MAX_RANKS]; counter [b][src] counts arrivals of
+ * block b of rank src. Counters only grow. */
+#define MCOLL_SIGNAL_BYTES ((size_t)MCOLL_MAX_BLOCKS * MCOLL_MAX_RANKS * sizeof(uint64_t))
+/* The data area starts here, 64 KiB aligned so that 16-byte vectors and multicast granules fit. */
+#define MCOLL_DATA_OFFSET ((size_t)64 << 10)
+
+typedef struct mcoll_dev_team {
+    int rank;                                  /* this rank in the team */
+    int size;                                  /* ranks in the team */
+    size_t data_bytes;                         /* bytes of each rank's data area */
+    void *peer_data[MCOLL_MAX_RANKS];          /* unicast view of each rank's data area */
+    uint64_t *peer_signal[MCOLL_MAX_RANKS];    /* unicast view of each rank's signal pad */
+    void *mc_data;                             /* multicast view of the data area, or NULL */
+    uint64_t *mc_signal;                       /* multicast view of the signal pads, or NULL */
+    uint64_t *epochs;                          /* local device memory: [MCOLL_MAX_BLOCKS] epochs */
+    int num_sms;                               /* multiprocessors of this GPU */
+    int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */
+    size_t oneshot_max;                        /* allreduce bytes up to which one-shot runs */
+    uint64_t timeout_ns;                       /* a spin longer than this traps with a message */
+} mcoll_dev_team;
+
+/* Launch status codes (0 = launched). */
+enum { MCOLL_LAUNCH_OK = 0, MCOLL_LAUNCH_UNSUPPORTED = 1, MCOLL_LAUNCH_CUDA_ERROR = 2 };
+
+/* 1 when multimem.ld_reduce can do `op` on `dtype`; 0 means that call runs on the unicast layer. */
+int mcoll_multimem_supports(mcoll_dtype dtype, mcoll_op op);
+
+/* Element size in bytes. */
+size_t mcoll_dtype_size(mcoll_dtype dtype);
+
+/* sendbuf may equal recvbuf (in place). count in elements. */
+int mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                           void *recvbuf, size_t count, mcoll_dtype dtype, mcoll_op op, void *stream);
+int mcoll_launch_reduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                        void *recvbuf, size_t count, mcoll_dtype dtype, mcoll_op op, int root,
+                        void *stream);
+/* Bytes are bytes: broadcast and allgather need no datatype. */
+int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *buf, size_t bytes,
+                       int root, void *stream);
+/* recvcount elements per rank; sendbuf holds size * recvcount. */
+int mcoll_launch_reduce_scatter(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                                void *recvbuf, size_t recvcount, mcoll_dtype dtype, mcoll_op op,
+                                void *stream);
+/* sendbytes per rank; recvbuf holds size * sendbytes. sendbuf may be recvbuf + rank * sendbytes. */
+int mcoll_launch_allgather(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                           void *recvbuf, size_t sendbytes, void *stream);
+int mcoll_launch_barrier(const mcoll_dev_team *team, mcoll_access access, void *stream);
+
+/* Text of the last CUDA error a launcher saw (static storage). */
+const char *mcoll_launch_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCOLL_LAUNCH_H */

@@ -1,0 +1,141 @@
+/*
+ * mcoll: MPI collectives on NVIDIA GPU buffers inside an NVLink domain.
+ *
+ * Two ways to use it:
+ *   - as a PMPI plug-in: link -lmcoll before -lmpi, or LD_PRELOAD=libmcoll.so; MPI_Allreduce,
+ *     MPI_Bcast, ... on device buffers then run on the GPU engines, everything else is forwarded;
+ *   - through the native, stream-ordered API below.
+ *
+ * Error convention: every function returns an mcoll_result; MCOLL_SUCCESS is 0 and every other
+ * value is an error whose text mcoll_strerror() gives, together with the last warning logged.
+ *
+ * This header needs <mpi.h> only. Streams are passed as `struct CUstream_st *`, which is what
+ * cudaStream_t and CUstream are, so no CUDA header is needed to include it.
+ */
+#ifndef MCOLL_H
+#define MCOLL_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* API version: changes only when the API does. mcoll_version() gives the library's. */
+#define MCOLL_API_VERSION_MAJOR 0
+#define MCOLL_API_VERSION_MINOR 1
+#define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors
+ * ------------------------------------------------------------------------------------------- */
+typedef enum {
+    MCOLL_SUCCESS = 0,
+    MCOLL_ERR_INVALID_ARG,  /* bad count, buffer, root, datatype or op */
+    MCOLL_ERR_UNSUPPORTED,  /* the request is valid but mcoll cannot run it natively */
+    MCOLL_ERR_NO_DEVICE,    /* no usable NVIDIA driver or GPU */
+    MCOLL_ERR_CUDA,         /* a CUDA driver or runtime call failed */
+    MCOLL_ERR_MPI,          /* an MPI call failed */
+    MCOLL_ERR_NO_MEMORY,    /* host or device memory exhausted */
+    MCOLL_ERR_SYSTEM,       /* an operating-system call failed (sockets, fds) */
+    MCOLL_ERR_INTERNAL
+} mcoll_result;
+
+/* Text for an error code; static storage. */
+const char *mcoll_strerror(mcoll_result code);
+/* The last warning this process logged (empty string if none); valid until the next warning. */
+const char *mcoll_last_warning(void);
+
+/* Library version as MAJOR * 1000 + MINOR (compare with MCOLL_API_VERSION). */
+int mcoll_version(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Configuration
+ * ------------------------------------------------------------------------------------------- */
+typedef enum { MCOLL_ENGINE_AUTO = 0, MCOLL_ENGINE_UNICAST, MCOLL_ENGINE_NVLS, MCOLL_ENGINE_STAGED } mcoll_engine;
+typedef enum { MCOLL_TRISTATE_AUTO = -1, MCOLL_OFF = 0, MCOLL_ON = 1 } mcoll_tristate;
+
+/* Per-communicator settings for mcoll_comm_create. Start from mcoll_config_init(), which copies
+ * the process-wide values read from the environment (MCOLL_* variables, see the README). */
+typedef struct {
+    mcoll_engine engine;     /* AUTO: multicast when available, else unicast */
+    mcoll_tristate nvls;     /* multicast: AUTO, OFF or ON; NCCL_NVLS_ENABLE=0 always wins */
+    size_t buffer_size;      /* bytes of symmetric memory per GPU for this communicator */
+    int max_blocks;          /* upper bound on thread blocks per collective kernel (0: library choice) */
+} mcoll_config;
+
+void mcoll_config_init(mcoll_config *config);
+
+/* Print every setting, its value, default and help to stdout (what `mcoll_info` shows). */
+void mcoll_config_print(void);
+
+/* ---------------------------------------------------------------------------------------------
+ * Communicators
+ * ------------------------------------------------------------------------------------------- */
+typedef struct mcoll_comm mcoll_comm;
+
+/* Collective over `comm`: every rank must call it. Builds the team (one GPU per rank, the GPU
+ * current in the calling thread's CUDA context, else local rank modulo GPU count), symmetric
+ * memory and, when enabled and supported, the multicast object. `config` may be NULL.
+ * All ranks of `comm` must share one node. */
+mcoll_result mcoll_comm_create(MPI_Comm comm, const mcoll_config *config, mcoll_comm **out);
+
+/* Collective over the communicator it was created from. Waits for the team's work to end and
+ * frees everything it holds. Must be called before MPI_Finalize. */
+mcoll_result mcoll_comm_destroy(mcoll_comm *comm);
+
+typedef struct {
+    mcoll_engine engine;           /* the engine collectives run on (UNICAST or NVLS) */
+    int team_size;                 /* ranks (= GPUs) in the team */
+    int rank;                      /* this rank in the team */
+    int device;                    /* CUDA device ordinal this rank uses */
+    size_t symmetric_bytes;        /* symmetric memory held per GPU */
+    size_t peer_mapped_bytes;      /* peer memory mapped into this process */
+    char handle_type[16];          /* "fabric" or "posix-fd" */
+    char nvls_reason[160];         /* why multicast is or is not in use */
+} mcoll_comm_info_t;
+
+mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);
+/* One line describing the communicator, for logs and benchmark headers. */
+mcoll_result mcoll_comm_describe(const mcoll_comm *comm, char *buf, size_t len);
+
+/* ---------------------------------------------------------------------------------------------
+ * Collectives: stream-ordered. Each call enqueues its work on `stream` and returns at once; the
+ * result is in recvbuf when the stream reaches that point. Calls may be captured in a CUDA
+ * graph and replayed. Buffers are device memory of this rank's GPU. MPI_IN_PLACE is accepted
+ * as sendbuf wherever MPI accepts it. Counts are in elements of `datatype`.
+ * Datatypes: MPI_FLOAT, MPI_DOUBLE, MCOLL_FLOAT16, MCOLL_BFLOAT16, 32- and 64-bit signed and
+ * unsigned integers (MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_INT64_T, ...). Ops: MPI_SUM,
+ * MPI_PROD, MPI_MIN, MPI_MAX; MPI_BAND, MPI_BOR, MPI_BXOR on integers. 16-bit floats
+ * accumulate in float.
+ * ------------------------------------------------------------------------------------------- */
+struct CUstream_st;
+
+mcoll_result mcoll_allreduce(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
+                             MPI_Op op, mcoll_comm *comm, struct CUstream_st *stream);
+mcoll_result mcoll_bcast(void *buf, size_t count, MPI_Datatype datatype, int root, mcoll_comm *comm,
+                         struct CUstream_st *stream);
+mcoll_result mcoll_reduce(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
+                          MPI_Op op, int root, mcoll_comm *comm, struct CUstream_st *stream);
+/* recvcount elements per rank; sendbuf holds team_size * recvcount elements. */
+mcoll_result mcoll_reduce_scatter(const void *sendbuf, void *recvbuf, size_t recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, mcoll_comm *comm,
+                                  struct CUstream_st *stream);
+/* sendcount elements per rank; recvbuf holds team_size * sendcount elements. */
+mcoll_result mcoll_allgather(const void *sendbuf, void *recvbuf, size_t sendcount, MPI_Datatype datatype,
+                             mcoll_comm *comm, struct CUstream_st *stream);
+mcoll_result mcoll_barrier(mcoll_comm *comm, struct CUstream_st *stream);
+
+/* ---------------------------------------------------------------------------------------------
+ * 16-bit floating-point datatypes (MPI has none in MPI-3). Valid between MPI_Init and
+ * MPI_Finalize when mcoll is in front of MPI; they also work with MPI_Allreduce etc. on host
+ * buffers (mcoll supplies the reductions).
+ * ------------------------------------------------------------------------------------------- */
+extern MPI_Datatype MCOLL_FLOAT16;
+extern MPI_Datatype MCOLL_BFLOAT16;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCOLL_H */

@@ -1,0 +1,210 @@
+/* The settings table: every MCOLL_* variable, read once. */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "config.h"
+#include "log.h"
+
+typedef enum { KIND_LOGLEVEL, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_SIZE, KIND_INT } setting_kind;
+
+typedef struct {
+    const char *name;
+    const char *default_text;
+    setting_kind kind;
+    size_t offset;        /* field in mcoll_settings */
+    long long min, max;   /* range for sizes and integers */
+    const char *help;
+} setting;
+
+#define FIELD(f) offsetof(mcoll_settings, f)
+#define MiB (1LL << 20)
+#define GiB (1LL << 30)
+
+static const setting settings_table[] = {
+    {"MCOLL_DEBUG", "WARN", KIND_LOGLEVEL, FIELD(debug), 0, 0,
+     "log level: NONE, WARN, INFO (which path each call took and why) or TRACE"},
+    {"MCOLL_DISABLE", "0", KIND_BOOL, FIELD(disable), 0, 0,
+     "1: forward every MPI call to the MPI library untouched"},
+    {"MCOLL_NVLS", "auto", KIND_TRISTATE, FIELD(nvls), 0, 0,
+     "NVLink SHARP multicast: auto (when every GPU of the team supports it), 0 or 1; NCCL_NVLS_ENABLE=0 forces 0"},
+    {"MCOLL_ENGINE", "auto", KIND_ENGINE, FIELD(engine), 0, 0,
+     "auto, unicast (peer loads/stores), nvls (multicast, falls back to unicast), staged (host staging only)"},
+    {"MCOLL_BUFFER_SIZE", "32M", KIND_SIZE, FIELD(buffer_size), 1 * MiB, 1 * GiB,
+     "symmetric memory per GPU for each communicator (data area; chunks larger messages)"},
+    {"MCOLL_CUDA_AWARE", "auto", KIND_TRISTATE, FIELD(cuda_aware), 0, 0,
+     "whether the MPI below takes device buffers: auto (MPIX_Query_cuda_support), 0 (stage through host) or 1"},
+    {"MCOLL_STAGE_CHUNK", "4M", KIND_SIZE, FIELD(stage_chunk), 64 << 10, 1 * GiB,
+     "chunk size for pipelining device buffers through pinned host memory"},
+    {"MCOLL_MAX_BLOCKS", "32", KIND_INT, FIELD(max_blocks), 1, 64,
+     "largest number of thread blocks a collective kernel uses"},
+    {"MCOLL_ONESHOT_MAX", "256K", KIND_SIZE, FIELD(oneshot_max), 0, 1 * GiB,
+     "largest allreduce (bytes) done one-shot; larger ones are two-shot"},
+    {"MCOLL_MIN_RANKS", "2", KIND_INT, FIELD(min_ranks), 1, 1024,
+     "smallest communicator the GPU engines take (smaller ones are staged)"},
+    {"MCOLL_TIMEOUT", "60", KIND_INT, FIELD(timeout_s), 0, 86400,
+     "seconds a GPU-side wait for a peer may spin before the kernel traps with a message (0: never)"},
+};
+#define NUM_SETTINGS (sizeof settings_table / sizeof settings_table[0])
+
+static mcoll_settings values;
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+int mcoll_parse_size(const char *text, size_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!text || !isdigit((unsigned char)*text)) return -1;
+    errno = 0;
+    v = strtoull(text, &end, 10);
+    if (errno) return -1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': v <<= 10; end++; break;
+    case 'M': v <<= 20; end++; break;
+    case 'G': v <<= 30; end++; break;
+    default: break;
+    }
+    if (toupper((unsigned char)*end) == 'B' || toupper((unsigned char)*end) == 'I') {
+        if (toupper((unsigned char)*end) == 'I') end++;
+        if (toupper((unsigned char)*end) == 'B') end++;
+    }
+    if (*end) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+int mcoll_parse_tristate(const char *text, mcoll_tristate *out)
+{
+    static const char *const on[] = {"1", "on", "yes", "true", "enable"};
+    static const char *const off[] = {"0", "off", "no", "false", "disable"};
+    size_t i;
+    if (!text) return -1;
+    if (!strcasecmp(text, "auto") || !strcasecmp(text, "-1")) { *out = MCOLL_TRISTATE_AUTO; return 0; }
+    for (i = 0; i < 5; i++) {
+        if (!strcasecmp(text, on[i])) { *out = MCOLL_ON; return 0; }
+        if (!strcasecmp(text, off[i])) { *out = MCOLL_OFF; return 0; }
+    }
+    return -1;
+}
+
+int mcoll_parse_loglevel(const char *text, int *out)
+{
+    static const char *const names[] = {"NONE", "WARN", "INFO", "TRACE"};
+    int i;
+    if (!text) return -1;
+    for (i = 0; i < 4; i++)
+        if (!strcasecmp(text, names[i])) { *out = i; return 0; }
+    return -1;
+}
+
+static int parse_engine(const char *text, mcoll_engine *out)
+{
+    static const char *const names[] = {"auto", "unicast", "nvls", "staged"};
+    int i;
+    for (i = 0; i < 4; i++)
+        if (!strcasecmp(text, names[i])) { *out = (mcoll_engine)i; return 0; }
+    return -1;
+}
+
+/* Parse one setting into `values`; -1 when the text is invalid or out of range. */
+static int apply(const setting *s, const char *text)
+{
+    char *field = (char *)&values + s->offset;
+    size_t size;
+    mcoll_tristate tri;
+    long long v;
+    char *end;
+
+    switch (s->kind) {
+    case KIND_LOGLEVEL: return mcoll_parse_loglevel(text, (int *)field);
+    case KIND_ENGINE: return parse_engine(text, (mcoll_engine *)field);
+    case KIND_TRISTATE:
+        if (mcoll_parse_tristate(text, &tri)) return -1;
+        *(mcoll_tristate *)field = tri;
+        return 0;
+    case KIND_BOOL:
+        if (mcoll_parse_tristate(text, &tri) || tri == MCOLL_TRISTATE_AUTO) return -1;
+        *(int *)field = tri == MCOLL_ON;
+        return 0;
+    case KIND_SIZE:
+        if (mcoll_parse_size(text, &size) || (long long)size < s->min || (long long)size > s->max) return -1;
+        *(size_t *)field = size;
+        return 0;
+    case KIND_INT:
+        errno = 0;
+        v = strtoll(text, &end, 10);
+        if (errno || *end || end == text || v < s->min || v > s->max) return -1;
+        *(int *)field = (int)v;
+        return 0;
+    }
+    return -1;
+}
+
+static void load(void)
+{
+    size_t i;
+    const char *nccl_nvls;
+
+    memset(&values, 0, sizeof values);
+    for (i = 0; i < NUM_SETTINGS; i++) apply(&settings_table[i], settings_table[i].default_text);
+    /* The level first, so warnings about other settings respect it. */
+    for (i = 0; i < NUM_SETTINGS; i++) {
+        const char *text = getenv(settings_table[i].name);
+        if (!text || !*text) continue;
+        if (apply(&settings_table[i], text)) {
+            apply(&settings_table[i], settings_table[i].default_text);
+            MCOLL_WARN("%s=%s is not valid (%s); using %s", settings_table[i].name, text,
+                       settings_table[i].help, settings_table[i].default_text);
+        }
+        if (i == 0) mcoll_log_level = values.debug;
+    }
+    mcoll_log_level = values.debug;
+
+    /* Sites that switched NVLS off for NCCL get the same from mcoll, whatever MCOLL_NVLS says. */
+    nccl_nvls = getenv("NCCL_NVLS_ENABLE");
+    if (nccl_nvls && !strcmp(nccl_nvls, "0")) {
+        values.nvls_killed = 1;
+        values.nvls = MCOLL_OFF;
+    }
+}
+
+const mcoll_settings *mcoll_settings_get(void)
+{
+    pthread_once(&load_once, load);
+    return &values;
+}
+
+void mcoll_settings_reload(void)
+{
+    pthread_once(&load_once, load);
+    load();
+}
+
+void mcoll_config_print(void)
+{
+    const mcoll_settings *v = mcoll_settings_get();
+    size_t i;
+    (void)v;
+    printf("%-20s %-10s %-10s %s\n", "variable", "value", "default", "meaning");
+    for (i = 0; i < NUM_SETTINGS; i++) {
+        const char *set = getenv(settings_table[i].name);
+        printf("%-20s %-10s %-10s %s\n", settings_table[i].name, set && *set ? set : "(unset)",
+               settings_table[i].default_text, settings_table[i].help);
+    }
+    printf("%-20s %-10s %-10s %s\n", "NCCL_NVLS_ENABLE", getenv("NCCL_NVLS_ENABLE") ? getenv("NCCL_NVLS_ENABLE") : "(unset)",
+           "-", "0 turns mcoll's multicast off too and wins over MCOLL_NVLS");
+}
+
+void mcoll_config_init(mcoll_config *config)
+{
+    const mcoll_settings *v = mcoll_settings_get();
+    if (!config) return;
+    config->engine = v->engine;
+    config->nvls = v->nvls;
+    config->buffer_size = v->buffer_size;
+    config->max_blocks = v->max_blocks;
+}

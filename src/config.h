@@ -1,0 +1,36 @@
+/* One place for settings. Every MCOLL_* variable is read once, at the first call that needs
+ * configuration, from the table in config.c (name, default, range, one line of help). A bad
+ * value logs one warning and keeps the default. mcoll_config_print() shows the table. */
+#ifndef MCOLL_CONFIG_H
+#define MCOLL_CONFIG_H
+
+#include <stddef.h>
+#include "mcoll.h"
+
+typedef struct {
+    int debug;                 /* MCOLL_DEBUG: log level */
+    int disable;               /* MCOLL_DISABLE: forward every call to MPI untouched */
+    mcoll_tristate nvls;       /* MCOLL_NVLS after the NCCL_NVLS_ENABLE kill switch */
+    int nvls_killed;           /* 1 when NCCL_NVLS_ENABLE=0 turned multicast off */
+    mcoll_engine engine;       /* MCOLL_ENGINE */
+    size_t buffer_size;        /* MCOLL_BUFFER_SIZE: symmetric bytes per GPU per communicator */
+    mcoll_tristate cuda_aware; /* MCOLL_CUDA_AWARE: trust the MPI below with device buffers */
+    size_t stage_chunk;        /* MCOLL_STAGE_CHUNK: pipelining chunk of the staged path */
+    int max_blocks;            /* MCOLL_MAX_BLOCKS: kernel grid limit */
+    size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
+    int min_ranks;             /* MCOLL_MIN_RANKS: smallest communicator the engines take */
+    int timeout_s;             /* MCOLL_TIMEOUT: seconds a GPU-side wait may spin before trapping */
+} mcoll_settings;
+
+/* Read the environment once (thread-safe) and return the values. */
+const mcoll_settings *mcoll_settings_get(void);
+
+/* Test hook: forget the values read so the next mcoll_settings_get reads the environment again. */
+void mcoll_settings_reload(void);
+
+/* Parse helpers, exposed for unit tests. Return 0 on success, -1 if `text` is not valid. */
+int mcoll_parse_size(const char *text, size_t *out);      /* "64M", "1G", "4096", "512k" */
+int mcoll_parse_tristate(const char *text, mcoll_tristate *out); /* auto|0|1|on|off|yes|no */
+int mcoll_parse_loglevel(const char *text, int *out);      /* NONE|WARN|INFO|TRACE */
+
+#endif /* MCOLL_CONFIG_H */

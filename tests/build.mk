@@ -1,0 +1,56 @@
+# Tests. In each directory: test_*.c run as one process, mpi_*.c run under mpirun -np 4.
+# unit/ and contract/ link the static archive (they see internals); mpi/ links the shared
+# library (what users get). gpu/ programs are built here and run only by tests/gpu/run.sh.
+
+UNIT_SRCS = $(wildcard $(srcdir)/tests/unit/*.c)
+UNIT_PROGS = $(patsubst $(srcdir)/tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
+
+MPI_SRCS = $(wildcard $(srcdir)/tests/mpi/*.c)
+MPI_PROGS = $(patsubst $(srcdir)/tests/mpi/%.c,$(B)/tests/mpi/%,$(MPI_SRCS))
+
+# The contract driver model lives in tests/contract/model/; the tests beside it use it.
+CONTRACT_MODEL_SRCS = $(wildcard $(srcdir)/tests/contract/model/*.c)
+CONTRACT_MODEL_OBJS = $(patsubst $(srcdir)/tests/contract/model/%.c,$(B)/tests/contract/model/%.o,$(CONTRACT_MODEL_SRCS))
+CONTRACT_SRCS = $(wildcard $(srcdir)/tests/contract/*.c)
+CONTRACT_PROGS = $(patsubst $(srcdir)/tests/contract/%.c,$(B)/tests/contract/%,$(CONTRACT_SRCS))
+
+GPU_C_SRCS = $(wildcard $(srcdir)/tests/gpu/*.c)
+GPU_PROGS = $(patsubst $(srcdir)/tests/gpu/%.c,$(B)/tests/gpu/%,$(GPU_C_SRCS))
+GPU_COMMON = $(wildcard $(srcdir)/tests/gpu/common/*.c)
+GUARD_LIB = $(B)/tests/gpu/libmcoll_guard.so
+
+FORTRAN_SRCS = $(wildcard $(srcdir)/tests/fortran/*.f90)
+ifeq ($(HAVE_FORTRAN),yes)
+FORTRAN_PROGS = $(patsubst $(srcdir)/tests/fortran/%.f90,$(B)/tests/fortran/%,$(FORTRAN_SRCS))
+endif
+
+TEST_PROGRAMS = $(UNIT_PROGS) $(MPI_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
+TEST_CFLAGS = $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -I$(srcdir)/tests
+
+$(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ $(STATIC_LINK)
+
+$(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ $(SHARED_LINK)
+
+$(B)/tests/contract/model/%.o: $(srcdir)/tests/contract/model/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/tests/contract/%: $(srcdir)/tests/contract/%.c $(CONTRACT_MODEL_OBJS) $(B)/lib/libmcoll.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(CONTRACT_MODEL_OBJS) -o $@ $(STATIC_LINK)
+
+$(B)/tests/gpu/%: $(srcdir)/tests/gpu/%.c $(GPU_COMMON) $(B)/lib/libmcoll.so
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(GPU_COMMON) -o $@ $(SHARED_LINK) -L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -lm
+
+$(GUARD_LIB): $(srcdir)/tests/gpu/guard/guard.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -shared $< -o $@ -ldl
+
+$(B)/tests/fortran/%: $(srcdir)/tests/fortran/%.f90 $(B)/lib/libmcoll.so
+	@mkdir -p $(@D)
+	$(MPIFORT) -O1 -J $(@D) $< -o $@ $(SHARED_LINK)
