@@ -27,12 +27,15 @@
     X(cuCtxGetCurrent, 4000)                     \
     X(cuCtxSetCurrent, 4000)                     \
     X(cuCtxGetDevice, 2000)                      \
+    X(cuCtxSynchronize, 2000)                    \
     X(cuPointerGetAttributes, 7000)              \
     X(cuPointerGetAttribute, 4000)               \
     X(cuMemAlloc, 3020)                          \
     X(cuMemFree, 3020)                           \
     X(cuMemHostAlloc, 2020)                      \
     X(cuMemFreeHost, 2000)                       \
+    X(cuMemHostRegister, 6050)                   \
+    X(cuMemHostUnregister, 4000)                 \
     X(cuMemcpyDtoHAsync, 3020)                   \
     X(cuMemcpyHtoDAsync, 3020)                   \
     X(cuMemcpyDtoDAsync, 3020)                   \

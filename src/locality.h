@@ -1,0 +1,16 @@
+/* Where a GPU sits: its NUMA node and CPUs (hwloc), so pinned host memory used with it is
+ * allocated on the memory closest to it. */
+#ifndef MCOLL_LOCALITY_H
+#define MCOLL_LOCALITY_H
+
+#include <stddef.h>
+
+/* One INFO line: the GPU's PCI address, NUMA node(s) and CPUs. */
+void mcoll_locality_log(int device);
+
+/* Pinned host memory on the NUMA node(s) nearest `device` (any node when unknown), usable for
+ * asynchronous copies with the GPU. NULL on failure. Free with mcoll_host_free_near. */
+void *mcoll_host_alloc_near(int device, size_t bytes);
+void mcoll_host_free_near(void *ptr, size_t bytes);
+
+#endif /* MCOLL_LOCALITY_H */

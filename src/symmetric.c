@@ -1,0 +1,97 @@
+/* Symmetric memory: one cuMemCreate allocation per rank, exported to and mapped by every rank
+ * of the team. One reservation holds all of them: rank i's memory at base + i * size. */
+#include <string.h>
+#include "checks.h"
+#include "team.h"
+
+static CUmemAllocationProp allocation_prop(const mcoll_team *team)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = team->device;
+    prop.requestedHandleTypes = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
+                                                                          : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    return prop;
+}
+
+/* Map `handle` at slot `i` and make it readable and writable from this rank's GPU. */
+static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle)
+{
+    mcoll_symmetric *s = &team->symm;
+    CUdeviceptr at = s->base + (CUdeviceptr)i * s->size;
+    CUmemAccessDesc access;
+    CUresult rc = mcoll_cu.cuMemMap(at, s->size, 0, handle, 0);
+    if (rc != CUDA_SUCCESS) {
+        MCOLL_WARN("mapping the symmetric memory of local rank %d failed: %s", i, mcoll_cu_errname(rc));
+        return 0;
+    }
+    s->mapped[i] = 1;
+    memset(&access, 0, sizeof access);
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = team->device;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    rc = mcoll_cu.cuMemSetAccess(at, s->size, &access, 1);
+    if (rc != CUDA_SUCCESS) {
+        MCOLL_WARN("access to the symmetric memory of local rank %d failed: %s (no NVLink/P2P path between the GPUs?)",
+                   i, mcoll_cu_errname(rc));
+        return 0;
+    }
+    return 1;
+}
+
+mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity)
+{
+    mcoll_symmetric *s = &team->symm;
+    CUmemAllocationProp prop = allocation_prop(team);
+    int ok = 1, i;
+    CUresult rc;
+
+    memset(s, 0, sizeof *s);
+    s->size = mcoll_round_up(bytes, granularity);
+    rc = mcoll_cu.cuMemCreate(&s->local, s->size, &prop, 0);
+    if (rc != CUDA_SUCCESS) {
+        MCOLL_WARN("cuMemCreate of %zu bytes of symmetric memory failed: %s (MCOLL_BUFFER_SIZE sets the size)",
+                   s->size, mcoll_cu_errname(rc));
+        ok = 0;
+    }
+    s->have_local = ok;
+    if (ok) {
+        rc = mcoll_cu.cuMemAddressReserve(&s->base, s->size * (size_t)team->size, granularity, 0, 0);
+        if (rc != CUDA_SUCCESS)
+            MCOLL_WARN("cuMemAddressReserve of %zu bytes failed: %s", s->size * (size_t)team->size, mcoll_cu_errname(rc));
+        else
+            s->reserved = s->size * (size_t)team->size;
+        ok = rc == CUDA_SUCCESS;
+    }
+    if (ok) ok = map_slot(team, team->rank, s->local);
+    if (!mcoll_team_agree(team->comm, ok)) goto fail;
+
+    if (mcoll_handle_allgather(team, 1, s->local, 0, s->peers, s->imported) != MCOLL_SUCCESS) goto fail;
+    s->peers[team->rank] = s->local;
+    for (i = 0; i < team->size && ok; i++)
+        if (i != team->rank) ok = map_slot(team, i, s->peers[i]);
+    if (!mcoll_team_agree(team->comm, ok)) goto fail;
+    MCOLL_INFO("symmetric memory: %zu bytes per GPU, %d GPUs mapped, %s handles", s->size, team->size,
+               team->handle_kind == MCOLL_HANDLE_FABRIC ? "fabric" : "POSIX fd");
+    return MCOLL_SUCCESS;
+
+fail:
+    mcoll_symmetric_destroy(team);
+    return MCOLL_ERR_CUDA;
+}
+
+/* Undoes whatever part of create succeeded, in reverse order. */
+void mcoll_symmetric_destroy(mcoll_team *team)
+{
+    mcoll_symmetric *s = &team->symm;
+    int i;
+    for (i = 0; i < team->size; i++) {
+        if (s->mapped[i]) CU_WARN(cuMemUnmap(s->base + (CUdeviceptr)i * s->size, s->size));
+        if (s->imported[i] && i != team->rank) CU_WARN(cuMemRelease(s->peers[i]));
+    }
+    if (s->reserved) CU_WARN(cuMemAddressFree(s->base, s->reserved));
+    if (s->have_local) CU_WARN(cuMemRelease(s->local));
+    memset(s, 0, sizeof *s);
+}

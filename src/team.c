@@ -1,0 +1,196 @@
+/* Team creation as explicit steps: node check, private communicator, GPU and context, handle
+ * type, multicast decision, symmetric memory, multicast object, signal pads. Every step that
+ * can fail on one rank ends in an agreement, so all ranks succeed or fail together. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "checks.h"
+#include "config.h"
+#include "locality.h"
+#include "team.h"
+
+int mcoll_team_agree(MPI_Comm comm, int ok)
+{
+    int all = 0;
+    ok = ok != 0;
+    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return 0;
+    return all;
+}
+
+/* 1 when every rank of `comm` shares this node. The answer is the same on every rank. */
+static int node_local(MPI_Comm comm, int size)
+{
+    MPI_Comm node;
+    int node_size = 0;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_free(&node);
+    return node_size == size;
+}
+
+/* The GPU this rank uses: the one current in the calling thread, else local rank modulo the
+ * number of GPUs. Makes its primary context current when no context is. */
+static int pick_device(mcoll_team *team)
+{
+    CUcontext current = NULL;
+    int count = 0;
+    if (mcoll_cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
+        if (mcoll_cu.cuCtxGetDevice(&team->cu_device) != CUDA_SUCCESS) return 0;
+        team->context = NULL; /* the caller's, not ours to release */
+    } else {
+        if (mcoll_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1) return 0;
+        if (mcoll_cu.cuDeviceGet(&team->cu_device, team->rank % count) != CUDA_SUCCESS) return 0;
+        if (mcoll_cu.cuDevicePrimaryCtxRetain(&team->context, team->cu_device) != CUDA_SUCCESS) return 0;
+        if (mcoll_cu.cuCtxSetCurrent(team->context) != CUDA_SUCCESS) return 0;
+    }
+    team->device = (int)team->cu_device;
+    mcoll_log_set_device(team->device);
+    return 1;
+}
+
+static int attribute(mcoll_team *team, CUdevice_attribute attr)
+{
+    int value = 0;
+    if (mcoll_cu.cuDeviceGetAttribute(&value, attr, team->cu_device) != CUDA_SUCCESS) return 0;
+    return value;
+}
+
+/* Fabric handles where every GPU can export them, POSIX descriptors otherwise. */
+static int choose_handle_kind(mcoll_team *team)
+{
+    int fabric = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED);
+    int posix = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED);
+    int vmm = attribute(team, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
+    int all_fabric = mcoll_team_agree(team->comm, fabric);
+    if (!mcoll_team_agree(team->comm, vmm && (posix || all_fabric))) return 0;
+    team->handle_kind = all_fabric ? MCOLL_HANDLE_FABRIC : MCOLL_HANDLE_POSIX_FD;
+    return 1;
+}
+
+static size_t allocation_granularity(mcoll_team *team)
+{
+    CUmemAllocationProp prop;
+    size_t gran = 0;
+    uint64_t mine, all = 0;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = team->device;
+    prop.requestedHandleTypes = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
+                                                                          : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) != CUDA_SUCCESS)
+        gran = 0;
+    mine = gran;
+    if (!mcoll_team_agree(team->comm, gran != 0)) return 0;
+    if (PMPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, team->comm) != MPI_SUCCESS) return 0;
+    return (size_t)all;
+}
+
+/* Signal pads zeroed and epochs allocated on every rank before anyone signals. */
+static int init_signals(mcoll_team *team)
+{
+    mcoll_symmetric *s = &team->symm;
+    int ok = mcoll_cu.cuStreamCreate(&team->stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS;
+    if (ok) ok = mcoll_cu.cuMemAlloc(&team->epochs, MCOLL_MAX_BLOCKS * sizeof(uint64_t)) == CUDA_SUCCESS;
+    if (!ok) team->epochs = 0;
+    if (ok) ok = mcoll_cu.cuMemsetD8Async(team->epochs, 0, MCOLL_MAX_BLOCKS * sizeof(uint64_t), team->stream) == CUDA_SUCCESS;
+    if (ok) ok = mcoll_cu.cuMemsetD8Async(s->base + (CUdeviceptr)team->rank * s->size, 0, MCOLL_SIGNAL_BYTES, team->stream) == CUDA_SUCCESS;
+    if (ok) ok = mcoll_cu.cuStreamSynchronize(team->stream) == CUDA_SUCCESS;
+    if (!ok) MCOLL_WARN("initialising the signal pads failed");
+    return mcoll_team_agree(team->comm, ok);
+}
+
+static void fill_device_view(mcoll_team *team, const mcoll_config *config)
+{
+    const mcoll_settings *settings = mcoll_settings_get();
+    mcoll_dev_team *dev = &team->dev;
+    int i, sms = attribute(team, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    memset(dev, 0, sizeof *dev);
+    dev->rank = team->rank;
+    dev->size = team->size;
+    dev->data_bytes = team->symm.size - MCOLL_DATA_OFFSET;
+    for (i = 0; i < team->size; i++) {
+        CUdeviceptr at = team->symm.base + (CUdeviceptr)i * team->symm.size;
+        dev->peer_signal[i] = (uint64_t *)(uintptr_t)at;
+        dev->peer_data[i] = (void *)(uintptr_t)(at + MCOLL_DATA_OFFSET);
+    }
+    if (team->mc.active) {
+        dev->mc_signal = (uint64_t *)(uintptr_t)team->mc.va;
+        dev->mc_data = (void *)(uintptr_t)(team->mc.va + MCOLL_DATA_OFFSET);
+    }
+    dev->epochs = (uint64_t *)(uintptr_t)team->epochs;
+    dev->num_sms = sms > 0 ? sms : 1;
+    dev->max_blocks = config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks : MCOLL_MAX_BLOCKS;
+    dev->oneshot_max = settings->oneshot_max;
+    dev->timeout_ns = (uint64_t)settings->timeout_s * 1000000000ull;
+}
+
+mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_team **out)
+{
+    mcoll_team *team;
+    size_t granularity, mc_granularity = 0;
+    int size, rank, ok, nvls;
+
+    *out = NULL;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    if (size > MCOLL_MAX_RANKS || !node_local(comm, size)) {
+        MCOLL_INFO("no team: %s", size > MCOLL_MAX_RANKS ? "more ranks than MCOLL_MAX_RANKS" : "ranks span several nodes");
+        return MCOLL_ERR_UNSUPPORTED;
+    }
+    team = calloc(1, sizeof *team);
+    ok = team != NULL && mcoll_driver_available() && mcoll_cu.cuMemCreate && mcoll_cu.cuMemMap &&
+         mcoll_cu.cuMemExportToShareableHandle && mcoll_cu.cuMemImportFromShareableHandle;
+    if (!mcoll_team_agree(comm, ok)) {
+        free(team);
+        MCOLL_INFO("no team: no GPU or driver without virtual memory management on some rank");
+        return MCOLL_ERR_NO_DEVICE;
+    }
+    if (PMPI_Comm_dup(comm, &team->comm) != MPI_SUCCESS) {
+        free(team);
+        return MCOLL_ERR_MPI;
+    }
+    team->rank = rank;
+    team->size = size;
+    team->engine = MCOLL_ENGINE_UNICAST;
+
+    if (!mcoll_team_agree(team->comm, pick_device(team))) goto fail;
+    mcoll_locality_log(team->device);
+    if (!choose_handle_kind(team)) {
+        MCOLL_WARN("no team: the GPUs cannot share memory (no virtual memory management or shareable handles)");
+        goto fail;
+    }
+    nvls = mcoll_multicast_wanted(team, config, &mc_granularity);
+    granularity = allocation_granularity(team);
+    if (!granularity) goto fail;
+    if (mc_granularity > granularity) granularity = mc_granularity;
+    if (mcoll_symmetric_create(team, MCOLL_DATA_OFFSET + config->buffer_size, granularity) != MCOLL_SUCCESS) goto fail;
+    if (nvls && mcoll_multicast_setup(team) == MCOLL_SUCCESS) team->engine = MCOLL_ENGINE_NVLS;
+    if (nvls && config->nvls == MCOLL_ON && team->engine != MCOLL_ENGINE_NVLS && rank == 0)
+        MCOLL_WARN("multicast requested but not in use (%s)", team->nvls_reason);
+    if (!init_signals(team)) goto fail;
+    fill_device_view(team, config);
+    MCOLL_INFO("team of %d GPUs on local rank %d: engine %s, multicast %s", size, rank,
+               team->engine == MCOLL_ENGINE_NVLS ? "nvls" : "unicast", team->nvls_reason);
+    *out = team;
+    return MCOLL_SUCCESS;
+
+fail:
+    mcoll_team_destroy(team);
+    return MCOLL_ERR_CUDA;
+}
+
+void mcoll_team_destroy(mcoll_team *team)
+{
+    if (!team) return;
+    /* Kernels of this team may still be running on streams the caller owns. */
+    if (team->symm.size) CU_WARN(cuCtxSynchronize());
+    mcoll_multicast_unbind(team);
+    mcoll_symmetric_destroy(team);
+    mcoll_multicast_release(team);
+    if (team->epochs) CU_WARN(cuMemFree(team->epochs));
+    if (team->stream) CU_WARN(cuStreamDestroy(team->stream));
+    if (team->context) CU_WARN(cuDevicePrimaryCtxRelease(team->cu_device));
+    if (team->comm != MPI_COMM_NULL && team->comm) PMPI_Comm_free(&team->comm);
+    free(team);
+}

@@ -1,0 +1,88 @@
+/* A team: the ranks of one communicator on one node, one GPU each, with symmetric memory
+ * mapped by every rank and, when multicast is in use, one multicast object bound to it. */
+#ifndef MCOLL_TEAM_H
+#define MCOLL_TEAM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include "driver.h"
+#include "launch.h"
+#include "mcoll.h"
+
+typedef enum { MCOLL_HANDLE_POSIX_FD = 0, MCOLL_HANDLE_FABRIC = 1 } mcoll_handle_kind;
+
+/* Symmetric memory: this rank's allocation and the unicast views of every rank's. */
+typedef struct {
+    size_t size;                                  /* bytes per rank (granularity multiple) */
+    CUmemGenericAllocationHandle local;           /* this rank's cuMemCreate allocation */
+    CUmemGenericAllocationHandle peers[MCOLL_MAX_RANKS]; /* imported handles (local at [rank]) */
+    int imported[MCOLL_MAX_RANKS];                /* which peers' handles this rank holds */
+    int mapped[MCOLL_MAX_RANKS];                  /* which slots are mapped */
+    int have_local;                               /* `local` was created */
+    CUdeviceptr base;                             /* reservation: rank i's memory at base + i * size */
+    size_t reserved;                              /* bytes reserved at base */
+} mcoll_symmetric;
+
+/* The multicast object and this rank's view of it. */
+typedef struct {
+    int active;                                   /* bound and mapped: multimem may be used */
+    size_t size;                                  /* bytes of the object (= symmetric size) */
+    size_t granularity;                           /* CU_MULTICAST_GRANULARITY_MINIMUM */
+    CUmemGenericAllocationHandle created;         /* rank 0: the handle cuMulticastCreate gave */
+    CUmemGenericAllocationHandle handle;          /* every rank: the imported handle */
+    int have_created, have_handle, device_added, bound, reserved, mapped;
+    CUdeviceptr va;                               /* multicast address of the symmetric memory */
+} mcoll_multicast;
+
+typedef struct mcoll_team {
+    MPI_Comm comm;               /* private duplicate of the user's communicator */
+    int rank, size;
+    int device;                  /* CUDA ordinal */
+    CUdevice cu_device;
+    CUcontext context;           /* primary context, retained */
+    mcoll_handle_kind handle_kind;
+    mcoll_symmetric symm;
+    mcoll_multicast mc;
+    CUdeviceptr epochs;          /* device memory: per-block barrier epochs */
+    CUstream stream;             /* blocking stream for calls made through MPI */
+    mcoll_dev_team dev;          /* what the kernels get */
+    mcoll_engine engine;         /* MCOLL_ENGINE_UNICAST or MCOLL_ENGINE_NVLS */
+    char nvls_reason[160];
+} mcoll_team;
+
+/* Collective over `comm`. On failure every rank returns the same error and holds nothing. */
+mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_team **out);
+/* Local: frees what the team holds (peers keep their own mappings alive until they free theirs). */
+void mcoll_team_destroy(mcoll_team *team);
+
+/* Steps of team creation, each in its own file. All are collective and agree on status. */
+mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity);
+void mcoll_symmetric_destroy(mcoll_team *team);
+/* Decide whether multicast can be used; returns 1 and the granularity when it can, 0 with
+ * team->nvls_reason set otherwise. Calls no cuMulticast* entry point when switched off. */
+int mcoll_multicast_wanted(mcoll_team *team, const mcoll_config *config, size_t *granularity);
+/* Create, share, add, bind and map; on any rank's failure every rank undoes its part and
+ * returns an error (the team then runs unicast). */
+mcoll_result mcoll_multicast_setup(mcoll_team *team);
+/* Teardown in two parts around the release of the symmetric memory: unmap and unbind first,
+ * release the multicast object last. */
+void mcoll_multicast_unbind(mcoll_team *team);
+void mcoll_multicast_release(mcoll_team *team);
+
+/* 1 when every rank passes ok != 0 (a PMPI_Allreduce); 0 if any failed or MPI failed. */
+int mcoll_team_agree(MPI_Comm comm, int ok);
+
+/* Share memory or multicast handles: ranks with have_mine set export `mine` (others pass 0);
+ * imported[i] receives rank i's handle where it had one (have_imported[i] = 1), the caller's own
+ * included only when import_self is set. Collective; on failure nothing stays imported. */
+mcoll_result mcoll_handle_allgather(mcoll_team *team, int have_mine, CUmemGenericAllocationHandle mine,
+                                    int import_self, CUmemGenericAllocationHandle *imported,
+                                    int *have_imported);
+
+/* Round `x` up to a multiple of `granularity` (> 0). */
+static inline size_t mcoll_round_up(size_t x, size_t granularity)
+{
+    return (x + granularity - 1) / granularity * granularity;
+}
+
+#endif /* MCOLL_TEAM_H */
