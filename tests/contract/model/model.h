@@ -183,6 +183,7 @@ typedef struct model_call {
     model_fn fn;
     model_log_entry *entry;        /* NULL when the log is full */
     CUresult inject;               /* error to return instead of succeeding, or CUDA_SUCCESS */
+    int injected;                  /* this invocation failed on purpose */
     char args[256];
 } model_call;
 

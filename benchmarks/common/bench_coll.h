@@ -1,0 +1,54 @@
+/* The five collectives the benchmarks measure: names, element counts for a size, the bus
+ * bandwidth factor, and the inputs and expected results of a correctness check.
+ *
+ * Sizes are counted as nccl-tests counts them: allreduce, bcast and reduce by the buffer;
+ * reduce_scatter by its send buffer and allgather by its receive buffer (the full vector).
+ * The reduction is always MPI_SUM and the root is always 0. */
+#ifndef BENCH_COLL_H
+#define BENCH_COLL_H
+
+#include <stddef.h>
+#include "bench_dtype.h"
+
+typedef enum {
+    BENCH_ALLREDUCE, BENCH_BCAST, BENCH_REDUCE, BENCH_REDUCE_SCATTER, BENCH_ALLGATHER, BENCH_NCOLLS
+} bench_coll;
+
+#define BENCH_ROOT 0
+
+const char *bench_coll_name(bench_coll c);  /* "allreduce", "reduce_scatter" */
+int bench_coll_find(const char *name);      /* -1 when unknown; accepts "reducescatter", "bcast"/"broadcast" */
+
+/* Element counts of one call. */
+typedef struct {
+    size_t count;      /* the count argument: per rank for reduce_scatter (recv) and allgather (send) */
+    size_t send_elems; /* elements in the send buffer */
+    size_t recv_elems; /* elements in the receive buffer (bcast: its one buffer) */
+    size_t bytes;      /* the size as reported: the full vector, rounded down to whole elements */
+} bench_shape;
+
+/* Shape of a call moving `bytes` of `elem`-byte elements over `nranks` ranks. Returns -1 when
+ * the size holds less than one element (per rank, where counts are per rank). */
+int bench_shape_for(bench_coll c, size_t bytes, size_t elem, int nranks, bench_shape *s);
+
+/* nccl-tests' bus bandwidth factor: busbw = algbw * factor, comparable with link speed. */
+double bench_busbw_factor(bench_coll c, int nranks);
+const char *bench_busbw_formula(bench_coll c); /* "2(n-1)/n" */
+
+/* Elements the receive buffer must hold: recv_elems, except in-place reduce_scatter, whose
+ * input (send_elems) is read from the receive buffer. */
+size_t bench_recv_buffer_elems(bench_coll c, const bench_shape *s, int in_place);
+
+/* Host images for a check with `seed`. `send` gets send_elems elements (unused by bcast);
+ * `recv` (bench_recv_buffer_elems elements) gets what the receive buffer must hold before the call: the input where it is in place
+ * (root's data for bcast, this rank's input for in-place calls) and 0xff bytes elsewhere, so an
+ * element the collective does not write is counted wrong. */
+void bench_check_inputs(bench_coll c, const bench_dtype *t, const bench_shape *s, int rank,
+                        int nranks, int in_place, int seed, void *send, void *recv);
+
+/* Elements of this rank's receive image that differ from the expected result (0 on ranks that
+ * receive nothing: non-roots of reduce). */
+size_t bench_check_result(bench_coll c, const bench_dtype *t, const bench_shape *s, int rank,
+                          int nranks, int in_place, int seed, const void *recv);
+
+#endif /* BENCH_COLL_H */
