@@ -14,6 +14,7 @@ typedef struct {
     int nvls_killed;           /* 1 when NCCL_NVLS_ENABLE=0 turned multicast off */
     mcoll_engine engine;       /* MCOLL_ENGINE */
     size_t buffer_size;        /* MCOLL_BUFFER_SIZE: symmetric bytes per GPU per communicator */
+    size_t memory_limit;       /* MCOLL_MEMORY_LIMIT: symmetric bytes per GPU for all communicators */
     mcoll_tristate cuda_aware; /* MCOLL_CUDA_AWARE: trust the MPI below with device buffers */
     size_t stage_chunk;        /* MCOLL_STAGE_CHUNK: pipelining chunk of the staged path */
     int max_blocks;            /* MCOLL_MAX_BLOCKS: kernel grid limit */

@@ -1,6 +1,7 @@
 /* Team creation as explicit steps: node check, private communicator, GPU and context, handle
  * type, multicast decision, symmetric memory, multicast object, signal pads. Every step that
  * can fail on one rank ends in an agreement, so all ranks succeed or fail together. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,27 @@
 #include "config.h"
 #include "locality.h"
 #include "team.h"
+
+/* Symmetric memory this process holds, against MCOLL_MEMORY_LIMIT. */
+static size_t memory_held;
+static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The bytes this rank can still give a new team, at most `wanted`. */
+static size_t memory_available(size_t wanted)
+{
+    size_t limit = mcoll_settings_get()->memory_limit, left;
+    pthread_mutex_lock(&memory_lock);
+    left = memory_held < limit ? limit - memory_held : 0;
+    pthread_mutex_unlock(&memory_lock);
+    return wanted < left ? wanted : left;
+}
+
+static void memory_account(size_t bytes, int add)
+{
+    pthread_mutex_lock(&memory_lock);
+    memory_held = add ? memory_held + bytes : memory_held - bytes;
+    pthread_mutex_unlock(&memory_lock);
+}
 
 int mcoll_team_agree(MPI_Comm comm, int ok)
 {
@@ -129,6 +151,7 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 {
     mcoll_team *team;
     size_t granularity, mc_granularity = 0;
+    uint64_t mine, bytes = 0;
     int size, rank, ok, nvls;
 
     *out = NULL;
@@ -164,7 +187,16 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     granularity = allocation_granularity(team);
     if (!granularity) goto fail;
     if (mc_granularity > granularity) granularity = mc_granularity;
-    if (mcoll_symmetric_create(team, MCOLL_DATA_OFFSET + config->buffer_size, granularity) != MCOLL_SUCCESS) goto fail;
+    /* Every rank takes the smallest size any rank can afford, in whole granules. */
+    mine = memory_available(mcoll_round_up(config->buffer_size, granularity)) / granularity * granularity;
+    if (PMPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MIN, team->comm) != MPI_SUCCESS) goto fail;
+    if (bytes < MCOLL_DATA_OFFSET + (1u << 20)) {
+        MCOLL_INFO("no team: MCOLL_MEMORY_LIMIT (%zu bytes) is used up by other communicators",
+                   mcoll_settings_get()->memory_limit);
+        goto fail;
+    }
+    if (mcoll_symmetric_create(team, (size_t)bytes, granularity) != MCOLL_SUCCESS) goto fail;
+    memory_account(team->symm.size, 1);
     if (nvls && mcoll_multicast_setup(team) == MCOLL_SUCCESS) team->engine = MCOLL_ENGINE_NVLS;
     if (nvls && config->nvls == MCOLL_ON && team->engine != MCOLL_ENGINE_NVLS && rank == 0)
         MCOLL_WARN("multicast requested but not in use (%s)", team->nvls_reason);
@@ -186,6 +218,7 @@ void mcoll_team_destroy(mcoll_team *team)
     /* Kernels of this team may still be running on streams the caller owns. */
     if (team->symm.size) CU_WARN(cuCtxSynchronize());
     mcoll_multicast_unbind(team);
+    if (team->symm.size) memory_account(team->symm.size, 0);
     mcoll_symmetric_destroy(team);
     mcoll_multicast_release(team);
     if (team->epochs) CU_WARN(cuMemFree(team->epochs));
