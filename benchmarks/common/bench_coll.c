@@ -90,7 +90,7 @@ size_t bench_recv_buffer_elems(bench_coll c, const bench_shape *s, int in_place)
 }
 
 void bench_check_inputs(bench_coll c, const bench_dtype *t, const bench_shape *s, int rank,
-                        int nranks, int in_place, int seed, void *send, void *recv)
+                        int in_place, int seed, void *send, void *recv)
 {
     char *r = recv;
     if (send && s->send_elems)

@@ -40,11 +40,12 @@ const char *bench_busbw_formula(bench_coll c); /* "2(n-1)/n" */
 size_t bench_recv_buffer_elems(bench_coll c, const bench_shape *s, int in_place);
 
 /* Host images for a check with `seed`. `send` gets send_elems elements (unused by bcast);
- * `recv` (bench_recv_buffer_elems elements) gets what the receive buffer must hold before the call: the input where it is in place
- * (root's data for bcast, this rank's input for in-place calls) and 0xff bytes elsewhere, so an
- * element the collective does not write is counted wrong. */
+ * `recv` (bench_recv_buffer_elems elements) gets what the receive buffer must hold before the
+ * call: the input where it is read in place (root's data for bcast, this rank's input for
+ * in-place calls) and 0xff bytes elsewhere, so an element the collective does not write is
+ * counted wrong. */
 void bench_check_inputs(bench_coll c, const bench_dtype *t, const bench_shape *s, int rank,
-                        int nranks, int in_place, int seed, void *send, void *recv);
+                        int in_place, int seed, void *send, void *recv);
 
 /* Elements of this rank's receive image that differ from the expected result (0 on ranks that
  * receive nothing: non-roots of reduce). */

@@ -35,7 +35,7 @@ const bench_dtype *bench_dtype_find(const char *name)
 
 const char *bench_dtype_names(void)
 {
-    return "char, int, unsigned, long, int64, uint64, float, double (or mpi_float, ...)";
+    return "char int unsigned long int64 uint64 float double (or mpi_char, ...)";
 }
 
 MPI_Datatype bench_dtype_mpi(const bench_dtype *t)

@@ -8,7 +8,7 @@
 #include "model.h"
 
 /* Enough for any setup sequence; past it calls are still counted but no longer logged. */
-#define MODEL_LOG_LIMIT 200000
+#define MODEL_LOG_LIMIT 65536
 
 static model_log_entry *log_append(model_fn fn, const char *args)
 {

@@ -113,6 +113,8 @@ void mcoll_contract_fail_clear(void);
 long mcoll_contract_injected(void);
 /* CUresult of an error name ("CUDA_ERROR_OUT_OF_MEMORY" or "OUT_OF_MEMORY"); 0 or -1. */
 int mcoll_contract_error_from_name(const char *name, CUresult *err);
+/* Name of a CUresult ("CUDA_ERROR_OUT_OF_MEMORY"), without counting as a driver call. */
+const char *mcoll_contract_error_name(CUresult err);
 
 /* ---------------------------------------------------------------------------------------------
  * Introspection
@@ -140,11 +142,13 @@ void mcoll_contract_violations_print(FILE *out);
 
 /* Objects alive in this process: allocations made with cuMemCreate, imported handles,
  * multicast objects created here, address reservations, mappings, exported file descriptors
- * still open here, cuMemAlloc buffers, host allocations, streams and events. Retained primary
+ * still open here, cuMemAlloc buffers, host allocations, registered host ranges, streams and
+ * events. Retained primary
  * contexts are not counted (see mcoll_contract_live("context")). */
 int mcoll_contract_live_objects(void);
 /* One kind: "allocation", "imported", "multicast", "reservation", "mapping", "exported_fd",
- * "device_memory", "host_memory", "stream", "event", "context"; -1 for an unknown kind. */
+ * "device_memory", "host_memory", "host_registered", "stream", "event", "context"; -1 for an
+ * unknown kind. */
 int mcoll_contract_live(const char *kind);
 void mcoll_contract_live_print(FILE *out);
 

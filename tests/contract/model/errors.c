@@ -46,6 +46,8 @@ static const model_error errors[] = {
     E(CUDA_ERROR_ILLEGAL_INSTRUCTION, "an illegal instruction was encountered"),
     E(CUDA_ERROR_MISALIGNED_ADDRESS, "misaligned address"),
     E(CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure"),
+    E(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "part or all of the requested memory range is already mapped"),
+    E(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, "pointer does not correspond to a registered memory region"),
     E(CUDA_ERROR_NOT_PERMITTED, "operation not permitted"),
     E(CUDA_ERROR_NOT_SUPPORTED, "operation not supported"),
     E(CUDA_ERROR_SYSTEM_NOT_READY, "system not yet initialized"),
@@ -70,6 +72,11 @@ const char *model_error_name(CUresult err)
 {
     const model_error *e = find_error(err);
     return e ? e->name : "CUDA_ERROR_(unknown code)";
+}
+
+const char *mcoll_contract_error_name(CUresult err)
+{
+    return model_error_name(err);
 }
 
 int mcoll_contract_error_from_name(const char *name, CUresult *err)

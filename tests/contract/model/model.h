@@ -95,7 +95,7 @@ typedef struct model_bind {
     size_t mc_offset, size;
 } model_bind;
 
-/* cuMemAlloc buffers and cuMemHostAlloc buffers. */
+/* cuMemAlloc buffers, cuMemHostAlloc buffers and cuMemHostRegister ranges. */
 typedef struct model_buffer {
     model_node node;
     uintptr_t ptr;
@@ -135,7 +135,7 @@ typedef struct model_fault {
 typedef struct model_log_entry {
     model_fn fn;
     CUresult result;
-    char line[320];
+    char line[256];
 } model_log_entry;
 
 typedef struct model_state {
@@ -157,7 +157,7 @@ typedef struct model_state {
     int quiet, trace, abort_on_violation;
 
     model_node *handles, *reservations, *mappings, *binds;
-    model_node *device_buffers, *host_buffers, *streams, *events, *exported_fds;
+    model_node *device_buffers, *host_buffers, *registered, *streams, *events, *exported_fds;
     uint64_t next_handle, next_object, next_buffer_id;
 } model_state;
 
@@ -202,6 +202,7 @@ int model_injecting(model_call *call);
  * Helpers (lock held)
  * ------------------------------------------------------------------------------------------- */
 size_t model_page_size(void);
+int model_bit_count(uint64_t mask);
 int model_valid_device(int device);
 int model_attribute(int device, CUdevice_attribute attribute);
 int model_any_device_has(CUdevice_attribute attribute);
@@ -230,7 +231,7 @@ model_mapping *model_find_mapping(uintptr_t va);
 model_reservation *model_find_reservation(uintptr_t va, size_t size);
 
 /* Check that [ptr, ptr+len) is memory the device side may touch: cuMemAlloc, host
- * allocations, or mappings made accessible with cuMemSetAccess (for writing if `write`).
+ * allocations, registered host memory, or mappings made accessible with cuMemSetAccess (for writing if `write`).
  * `device_side`: the pointer must be driver memory; otherwise plain host memory is also fine.
  * Returns NULL when usable, else a reason. */
 const char *model_check_range(uintptr_t ptr, size_t len, int write, int device_side);
@@ -254,6 +255,7 @@ CUresult model_cuDevicePrimaryCtxRelease(CUdevice device);
 CUresult model_cuCtxGetCurrent(CUcontext *context);
 CUresult model_cuCtxSetCurrent(CUcontext context);
 CUresult model_cuCtxGetDevice(CUdevice *device);
+CUresult model_cuCtxSynchronize(void);
 /* errors.c */
 CUresult model_cuGetErrorString(CUresult error, const char **text);
 CUresult model_cuGetErrorName(CUresult error, const char **text);
@@ -266,6 +268,8 @@ CUresult model_cuMemAlloc(CUdeviceptr *ptr, size_t size);
 CUresult model_cuMemFree(CUdeviceptr ptr);
 CUresult model_cuMemHostAlloc(void **ptr, size_t size, unsigned int flags);
 CUresult model_cuMemFreeHost(void *ptr);
+CUresult model_cuMemHostRegister(void *ptr, size_t size, unsigned int flags);
+CUresult model_cuMemHostUnregister(void *ptr);
 CUresult model_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
 CUresult model_cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
 CUresult model_cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream);

@@ -91,6 +91,13 @@ size_t model_page_size(void)
     return page;
 }
 
+int model_bit_count(uint64_t mask)
+{
+    int n = 0;
+    for (; mask; mask &= mask - 1) n++;
+    return n;
+}
+
 /* Handles and object ids carry the pid in their upper half, so a handle value copied from
  * another process is recognised instead of silently naming a local object. */
 uint64_t model_new_handle_value(void)
@@ -163,7 +170,7 @@ static int count_handles(int want_kind, int want_imported)
 
 static const char *const live_kinds[] = {
     "allocation", "imported", "multicast", "reservation", "mapping", "exported_fd",
-    "device_memory", "host_memory", "stream", "event", "context",
+    "device_memory", "host_memory", "host_registered", "stream", "event", "context",
 };
 enum { LIVE_KIND_COUNT = sizeof live_kinds / sizeof live_kinds[0] };
 
@@ -178,9 +185,10 @@ static int live_locked(int kind)
     case 5: return live_exported_fds();
     case 6: return model_list_length(model.device_buffers);
     case 7: return model_list_length(model.host_buffers);
-    case 8: return model_list_length(model.streams);
-    case 9: return model_list_length(model.events);
-    case 10: {
+    case 8: return model_list_length(model.registered);
+    case 9: return model_list_length(model.streams);
+    case 10: return model_list_length(model.events);
+    case 11: {
         int n = 0;
         for (int d = 0; d < MCOLL_CONTRACT_MAX_DEVICES; d++) n += model.context_retains[d];
         return n;

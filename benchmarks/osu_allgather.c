@@ -1,0 +1,14 @@
+/* mcoll_osu_allgather: OSU-format MPI_Allgather latency. The Size column is what each rank
+ * sends, as in OSU's osu_allgather. */
+#include "bench_osu.h"
+
+static int call(const bench_osu_args *a)
+{
+    return MPI_Allgather(a->send, a->count, a->dtype, a->recv, a->count, a->dtype, a->comm);
+}
+
+int main(int argc, char **argv)
+{
+    static const bench_osu bench = { BENCH_ALLGATHER, "Allgather", 1, call };
+    return bench_osu_main(argc, argv, &bench);
+}

@@ -1,0 +1,29 @@
+/* mcoll_launch_barrier: one block meets block 0 of every rank. */
+#include "access.cuh"
+#include "barrier.cuh"
+#include "launch_common.cuh"
+
+namespace mcoll {
+namespace {
+
+template <class A> __global__ void __launch_bounds__(MCOLL_MAX_RANKS, 1)
+barrier_kernel(const __grid_constant__ mcoll_dev_team t) {
+    uint64_t epoch = t.epochs[0];
+    block_barrier<A>(t, epoch);
+    if (threadIdx.x == 0) t.epochs[0] = epoch;
+}
+
+template <class A> int launch(const mcoll_dev_team *team, void *stream) {
+    barrier_kernel<A><<<1, MCOLL_MAX_RANKS, 0, (cudaStream_t)stream>>>(*team);
+    return check_launch();
+}
+
+} // namespace
+} // namespace mcoll
+
+int mcoll_launch_barrier(const mcoll_dev_team *team, mcoll_access access, void *stream) {
+    if (!mcoll::team_ok(team)) return MCOLL_LAUNCH_UNSUPPORTED;
+    if constexpr (mcoll::kMultimemBuilt)
+        if (mcoll::use_multimem(team, access)) return mcoll::launch<mcoll::Multimem>(team, stream);
+    return mcoll::launch<mcoll::Unicast>(team, stream);
+}

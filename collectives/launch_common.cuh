@@ -1,0 +1,32 @@
+/* What every launcher shares: the choice of access layer and the check after a launch. */
+#ifndef MCOLL_LAUNCH_COMMON_CUH
+#define MCOLL_LAUNCH_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include "launch.h"
+
+namespace mcoll {
+
+/* Multimem kernels are built unless configure found an nvcc that cannot assemble them. */
+#ifdef MCOLL_NO_MULTIMEM
+constexpr bool kMultimemBuilt = false;
+#else
+constexpr bool kMultimemBuilt = true;
+#endif
+
+inline bool team_ok(const mcoll_dev_team *t) {
+    return t && t->size >= 1 && t->size <= MCOLL_MAX_RANKS && t->rank >= 0 && t->rank < t->size &&
+           t->epochs;
+}
+
+/* The multimem layer needs the multicast mappings; without them the call runs on unicast,
+ * which every team has. */
+inline bool use_multimem(const mcoll_dev_team *t, mcoll_access access) {
+    return kMultimemBuilt && access == MCOLL_ACCESS_MULTIMEM && t->mc_data && t->mc_signal;
+}
+
+/* MCOLL_LAUNCH_OK, or MCOLL_LAUNCH_CUDA_ERROR with the text kept for mcoll_launch_error(). */
+int check_launch();
+
+} // namespace mcoll
+#endif /* MCOLL_LAUNCH_COMMON_CUH */

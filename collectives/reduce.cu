@@ -1,0 +1,14 @@
+/* mcoll_launch_reduce: the allreduce algorithms with only root receiving (recvbuf is not
+ * touched on other ranks). */
+#include "reduce_run.cuh"
+
+int mcoll_launch_reduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                        void *recvbuf, size_t count, mcoll_dtype dtype, mcoll_op op, int root,
+                        void *stream) {
+    if (!team || !mcoll::reduce_supported(dtype, op) || root < 0 || root >= team->size)
+        return MCOLL_LAUNCH_UNSUPPORTED;
+    if (count == 0) return MCOLL_LAUNCH_OK;
+    const mcoll::ReduceCall c =
+        mcoll::reduce_call(team, sendbuf, recvbuf, count * mcoll_dtype_size(dtype), root);
+    return mcoll::run_reduce(team, access, c, dtype, op, stream);
+}

@@ -1,0 +1,65 @@
+/* The reduction kernels behind allreduce, reduce and reduce_scatter (reduce_run.cu). */
+#ifndef MCOLL_REDUCE_RUN_CUH
+#define MCOLL_REDUCE_RUN_CUH
+
+#include <stddef.h>
+#include "launch.h"
+
+namespace mcoll {
+
+/* sendbuf holds `total` bytes as `nslots` slots of `slot_bytes` (the last ones may be short or
+ * empty). Per chunk, every rank copies its slots into its data area, then after a barrier:
+ *   two_shot == 0: reduces slot `red_slot` from every rank into recvbuf;
+ *   two_shot == 1: reduces slot `rank`, stores the result on every rank (on root only when
+ *                  root >= 0), and after a second barrier copies all slots to recvbuf.
+ * root >= 0: only root writes recvbuf. */
+struct ReduceCall {
+    const void *send;
+    void *recv;
+    size_t total;
+    size_t slot_bytes;
+    int nslots;
+    int two_shot;
+    int red_slot;
+    int root;
+};
+
+/* Datatypes and ops a reduction accepts: bitwise ops only on integers. */
+inline bool reduce_supported(mcoll_dtype dtype, mcoll_op op) {
+    if ((unsigned)dtype >= MCOLL_NUM_DTYPES || (unsigned)op >= MCOLL_NUM_OPS) return false;
+    const bool bitwise = op == MCOLL_BAND || op == MCOLL_BOR || op == MCOLL_BXOR;
+    const bool floating = dtype == MCOLL_F32 || dtype == MCOLL_F64 || dtype == MCOLL_F16 ||
+                          dtype == MCOLL_BF16;
+    return !(bitwise && floating);
+}
+
+/* The call for `bytes` of data reduced to every rank (root < 0) or to root: one-shot up to the
+ * team's oneshot_max, two-shot (one 16-byte aligned slice per rank) above. */
+inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *recv, size_t bytes,
+                              int root) {
+    ReduceCall c;
+    c.send = send;
+    c.recv = recv;
+    c.total = bytes;
+    c.root = root;
+    if (bytes <= t->oneshot_max || t->size == 1) {
+        c.slot_bytes = bytes;
+        c.nslots = 1;
+        c.two_shot = 0;
+        c.red_slot = 0;
+    } else {
+        const size_t n = (size_t)t->size;
+        c.slot_bytes = ((bytes + n - 1) / n + 15) & ~(size_t)15;
+        c.nslots = t->size;
+        c.two_shot = 1;
+        c.red_slot = t->rank;
+    }
+    return c;
+}
+
+/* Validates dtype and op, picks the access layer and launches. */
+int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall &call,
+               mcoll_dtype dtype, mcoll_op op, void *stream);
+
+} // namespace mcoll
+#endif /* MCOLL_REDUCE_RUN_CUH */

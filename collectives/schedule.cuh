@@ -1,0 +1,57 @@
+/* How a collective is spread over blocks and chunks; computed on the host, identical on every
+ * rank for identical arguments (it depends only on the team's fixed sizes and the message).
+ *
+ * The message is `nslots` slots of `slot_bytes` (allreduce: one slot; two-shot: one slice per
+ * rank; reduce_scatter and allgather: one block of data per rank). Block b handles bytes
+ * [b*span, (b+1)*span) of every slot, always through its own region of the data area:
+ * region b = [b*region, (b+1)*region), the same for every collective on the team. So only block b
+ * of any rank ever touches region b, and per-block barriers order everything.
+ *
+ * Each region has two halves. Data written before barrier number e of a block row (locally or
+ * into peers) goes to half e&1 and is read after barrier e; what is written between barriers e
+ * and e+1 goes to the other half. A rank can only be past barrier e once every rank has finished
+ * what it did before e, so a half is never written while anyone may still read it, and a
+ * collective needs no barrier at its end: the next one writes the other half first. */
+#ifndef MCOLL_SCHEDULE_CUH
+#define MCOLL_SCHEDULE_CUH
+
+#include <stddef.h>
+#include "launch.h"
+
+namespace mcoll {
+
+struct Sched {
+    size_t slot_bytes; /* user bytes per slot */
+    size_t span;       /* slot bytes per block (multiple of 16) */
+    size_t chunk;      /* slot bytes per chunk (multiple of 16) */
+    size_t region;     /* data-area bytes owned by one block row */
+    size_t half;       /* region / 2 */
+    int nslots;
+    int blocks;
+};
+
+/* Bytes of a slot a block takes before another block is worth starting. */
+constexpr size_t kBlockBytes = 8192;
+
+/* 0 on success; nonzero when the data area is too small for this team. */
+inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, Sched *s) {
+    int rows = t->max_blocks;
+    if (rows > MCOLL_MAX_BLOCKS) rows = MCOLL_MAX_BLOCKS;
+    if (rows < 1) rows = 1;
+    s->slot_bytes = slot_bytes;
+    s->nslots = nslots;
+    s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
+    s->half = s->region / 2;
+    s->chunk = (s->half / (size_t)nslots) & ~(size_t)15;
+    if (s->chunk == 0) return 1;
+    size_t blocks = (slot_bytes + kBlockBytes - 1) / kBlockBytes;
+    if (blocks > (size_t)rows) blocks = (size_t)rows;
+    if (blocks < 1) blocks = 1;
+    s->span = ((slot_bytes + blocks - 1) / blocks + 15) & ~(size_t)15;
+    s->blocks = (int)((slot_bytes + s->span - 1) / s->span);
+    if (s->blocks < 1) s->blocks = 1;
+    return 0;
+}
+
+} // namespace mcoll
+#endif /* MCOLL_SCHEDULE_CUH */

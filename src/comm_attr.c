@@ -1,0 +1,116 @@
+/* Per-communicator state cached with an attribute keyval (see comm_attr.h). */
+#include <pthread.h>
+#include <stdlib.h>
+#include "comm_attr.h"
+#include "config.h"
+#include "driver.h"
+#include "log.h"
+#include "mcoll.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static mcoll_comm_state *list_head;
+/* Set once MPI_Finalize has freed every state: callbacks that come later have nothing to free. */
+static int states_gone;
+
+static void unlink_state(mcoll_comm_state *s)
+{
+    pthread_mutex_lock(&list_lock);
+    if (s->prev) s->prev->next = s->next;
+    else list_head = s->next;
+    if (s->next) s->next->prev = s->prev;
+    pthread_mutex_unlock(&list_lock);
+}
+
+static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm; (void)key; (void)extra;
+    if (states_gone) return MPI_SUCCESS;
+    unlink_state((mcoll_comm_state *)value);
+    free(value);
+    return MPI_SUCCESS;
+}
+
+int mcoll_comm_attr_init(void)
+{
+    states_gone = 0;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &keyval, NULL) != MPI_SUCCESS) {
+        MCOLL_WARN("MPI_Comm_create_keyval failed: every call goes to MPI");
+        return MCOLL_ERR_MPI;
+    }
+    return MCOLL_SUCCESS;
+}
+
+/* Runs inside MPI_Finalize, from the MPI_COMM_SELF delete callback: the states are freed here
+ * rather than through MPI_Comm_delete_attr, which must not touch MPI_COMM_SELF's attributes
+ * while MPI is deleting them. */
+void mcoll_comm_attr_finalize(void)
+{
+    mcoll_comm_state *s, *next;
+    pthread_mutex_lock(&list_lock);
+    for (s = list_head; s; s = next) {
+        next = s->next;
+        free(s);
+    }
+    list_head = NULL;
+    states_gone = 1;
+    pthread_mutex_unlock(&list_lock);
+    if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&keyval);
+}
+
+mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
+{
+    mcoll_comm_state *s;
+    void *value = NULL;
+    int flag = 0;
+
+    if (keyval == MPI_KEYVAL_INVALID) return NULL;
+    if (PMPI_Comm_get_attr(comm, keyval, &value, &flag) != MPI_SUCCESS) return NULL;
+    if (flag) return (mcoll_comm_state *)value;
+
+    s = (mcoll_comm_state *)calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->comm = comm;
+    s->node_local = -1;
+    if (PMPI_Comm_rank(comm, &s->rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &s->size) != MPI_SUCCESS ||
+        PMPI_Comm_test_inter(comm, &s->is_inter) != MPI_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    s->remote_size = s->size;
+    if (s->is_inter && PMPI_Comm_remote_size(comm, &s->remote_size) != MPI_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    if (PMPI_Comm_set_attr(comm, keyval, s) != MPI_SUCCESS) {
+        free(s);
+        return NULL;
+    }
+    pthread_mutex_lock(&list_lock);
+    s->next = list_head;
+    if (list_head) list_head->prev = s;
+    list_head = s;
+    pthread_mutex_unlock(&list_lock);
+    /* Asked now, in the first intercepted collective on the communicator, which every rank
+     * makes whatever its buffers are; asked later, only ranks with device buffers would
+     * reach the collective split. Skipped where no engine can ever run. */
+    if (mcoll_driver_available() && mcoll_settings_get()->engine != MCOLL_ENGINE_STAGED) mcoll_comm_node_local(s);
+    return s;
+}
+
+int mcoll_comm_node_local(mcoll_comm_state *s)
+{
+    MPI_Comm node;
+    int node_size = 0;
+    if (s->node_local >= 0) return s->node_local;
+    if (s->is_inter) return s->node_local = 0;
+    if (PMPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+        MCOLL_INFO("MPI_Comm_split_type failed: communicator taken as spanning nodes");
+        return s->node_local = 0;
+    }
+    PMPI_Comm_size(node, &node_size);
+    PMPI_Comm_free(&node);
+    s->node_local = node_size == s->size;
+    MCOLL_TRACE("communicator of %d ranks: %s", s->size, s->node_local ? "node-local" : "spans nodes");
+    return s->node_local;
+}

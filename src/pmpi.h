@@ -1,0 +1,95 @@
+/* The PMPI wrappers' shared machinery.
+ *
+ * Every intercepted collective fills one mcoll_call and hands it to mcoll_pmpi_run, which does
+ * the same steps for all of them: validate the arguments, describe the buffers this rank reads
+ * and writes, classify them (host or device), choose a path and run it:
+ *   mpi       every buffer is host memory: PMPI_* with the user's arguments;
+ *   engine    device buffers, and a GPU engine takes the call (engine.h);
+ *   direct    device buffers handed to a CUDA-aware MPI;
+ *   staged    device buffers copied through pinned host memory around PMPI_* (stage.h).
+ * What differs between collectives lives in one mcoll_coll per collective (pmpi_<name>.c). */
+#ifndef MCOLL_PMPI_H
+#define MCOLL_PMPI_H
+
+#include <mpi.h>
+#include "mcoll.h"
+#include "classify.h"
+#include "comm_attr.h"
+
+/* One buffer of a call as this rank uses it. Counts are in elements of `type`. */
+typedef struct {
+    char *user;          /* the user's pointer */
+    MPI_Datatype type;
+    MPI_Aint count;      /* elements the buffer holds for this call */
+    int in;              /* this rank reads it */
+    int out;             /* this rank writes it ... */
+    MPI_Aint out_first;  /* ... elements [out_first, out_first + out_count) */
+    MPI_Aint out_count;
+    /* filled by mcoll_pmpi_run */
+    MPI_Aint extent, true_lb, true_extent;
+    int size;            /* bytes of data per element */
+    int dense;           /* no gaps: extent == true extent == size */
+    mcoll_mem_kind mem;
+    int device;
+    int staged;          /* copied through host memory on this call */
+} mcoll_buf;
+
+typedef struct mcoll_call mcoll_call;
+
+typedef struct {
+    const char *name;                              /* "allreduce" */
+    int elementwise;                               /* may be cut into chunks of elements */
+    /* MPI_SUCCESS or the error class of the first bad argument (comm already checked). */
+    int (*validate)(const mcoll_call *c);
+    /* Fill c->send and c->recv: which buffers this rank reads and writes. */
+    void (*layout)(mcoll_call *c);
+    /* The engine entry for this call, or NULL when the collective has none. */
+    mcoll_result (*engine)(const mcoll_call *c);
+    /* The PMPI call on the given buffers. Elementwise collectives run `count` elements from
+     * there; the others ignore `count` and use the call's own counts. */
+    int (*mpi)(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count);
+} mcoll_coll;
+
+struct mcoll_call {
+    const mcoll_coll *coll;
+    const void *sendbuf;
+    void *recvbuf;             /* MPI_Bcast: its buffer */
+    int count;                 /* allreduce, reduce, bcast: count; reduce_scatter_block:
+                                  recvcount; allgather: sendcount */
+    int recvcount;             /* allgather */
+    const int *recvcounts;     /* reduce_scatter */
+    MPI_Datatype type;         /* allgather: sendtype */
+    MPI_Datatype recvtype;     /* allgather */
+    MPI_Op op;
+    MPI_Op mpi_op;             /* the op PMPI gets: 16-bit float ops replaced by mcoll's */
+    int root;
+    MPI_Comm comm;
+    mcoll_comm_state *cs;      /* set before validate */
+    mcoll_buf send, recv;      /* set by layout; unused roles have in = out = 0 */
+};
+
+/* Run one intercepted collective; returns what the MPI function returns. */
+int mcoll_pmpi_run(mcoll_call *c);
+
+/* The collectives (pmpi_<name>.c). */
+extern const mcoll_coll mcoll_coll_allreduce, mcoll_coll_bcast, mcoll_coll_reduce,
+    mcoll_coll_reduce_scatter_block, mcoll_coll_reduce_scatter, mcoll_coll_allgather;
+
+/* Entry points the Fortran bindings call (the C ones call them too). */
+int mcoll_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int mcoll_mpi_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int mcoll_mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                     MPI_Comm comm);
+int mcoll_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
+                                   MPI_Op op, MPI_Comm comm);
+int mcoll_mpi_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm);
+int mcoll_mpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_barrier(MPI_Comm comm);
+
+/* A buffer role: the user's pointer, its datatype and count; `in`/`out` as above, the whole
+ * buffer written when out. */
+void mcoll_buf_set(mcoll_buf *b, const void *user, MPI_Datatype type, MPI_Aint count, int in, int out);
+
+#endif /* MCOLL_PMPI_H */

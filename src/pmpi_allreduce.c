@@ -1,0 +1,44 @@
+/* MPI_Allreduce. */
+#include "pmpi.h"
+#include "validate.h"
+#include "engine.h"
+
+static int validate(const mcoll_call *c)
+{
+    int err = mcoll_check_reduction(c);
+    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type);
+    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->count, c->type);
+    if (err == MPI_SUCCESS) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
+    return err;
+}
+
+static void layout(mcoll_call *c)
+{
+    int in_place = c->sendbuf == MPI_IN_PLACE;
+    if (!in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
+    mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, in_place, 1);
+}
+
+static mcoll_result engine(const mcoll_call *c)
+{
+    return mcoll_engine_allreduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->comm);
+}
+
+static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
+{
+    return PMPI_Allreduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
+}
+
+const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, validate, layout, engine, mpi};
+
+int mcoll_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    mcoll_call c = {.coll = &mcoll_coll_allreduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                    .type = type, .recvtype = type, .op = op, .comm = comm};
+    return mcoll_pmpi_run(&c);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return mcoll_mpi_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}

@@ -1,0 +1,16 @@
+/* MPI_Barrier: no buffers, so always MPI; intercepted to check the communicator like the others
+ * and to log the call. */
+#include "pmpi.h"
+#include "plugin.h"
+#include "validate.h"
+#include "log.h"
+
+int mcoll_mpi_barrier(MPI_Comm comm)
+{
+    if (!mcoll_plugin_active) return PMPI_Barrier(comm);
+    if (mcoll_comm_is_null(comm)) return mcoll_raise(comm, MPI_ERR_COMM);
+    MCOLL_INFO("barrier: mpi (no buffers)");
+    return PMPI_Barrier(comm);
+}
+
+int MPI_Barrier(MPI_Comm comm) { return mcoll_mpi_barrier(comm); }

@@ -1,0 +1,34 @@
+/* Argument checks of the wrappers, done before anything is classified or forwarded, so a bad
+ * call is reported like MPI reports it (the error class through the communicator's error
+ * handler) and never reaches a device buffer or the user's memory. Each check returns
+ * MPI_SUCCESS or an MPI error class. */
+#ifndef MCOLL_VALIDATE_H
+#define MCOLL_VALIDATE_H
+
+#include <mpi.h>
+#include "pmpi.h"
+
+/* Raise `errclass` through the error handler of `comm` (of MPI_COMM_WORLD when comm is
+ * MPI_COMM_NULL, as Open MPI does) and return it: with MPI_ERRORS_RETURN the caller returns it
+ * to the user, with MPI_ERRORS_ARE_FATAL the handler ends the job. */
+int mcoll_raise(MPI_Comm comm, int errclass);
+
+/* 1 when `comm` is MPI_COMM_NULL (or, in Open MPI, the NULL an invalid Fortran handle gives). */
+int mcoll_comm_is_null(MPI_Comm comm);
+
+/* Datatype given, count >= 0, datatype committed. */
+int mcoll_check_type(MPI_Datatype type, int count);
+/* Op given and defined on the datatype. */
+int mcoll_check_op(MPI_Op op, MPI_Datatype type);
+/* Not MPI_IN_PLACE; not NULL when it holds data (NULL is MPI_BOTTOM, allowed with a datatype
+ * of absolute addresses). */
+int mcoll_check_buffer(const void *buf, int count, MPI_Datatype type);
+/* A rank of the communicator (intercommunicators: MPI_ROOT, MPI_PROC_NULL or a remote rank). */
+int mcoll_check_root(const mcoll_comm_state *cs, int root);
+/* The checks every reduction shares: datatype, count, op, and that recvbuf is not MPI_IN_PLACE,
+ * and that sendbuf is MPI_IN_PLACE only on an intracommunicator. */
+int mcoll_check_reduction(const mcoll_call *c);
+/* MPI forbids sendbuf and recvbuf to be the same memory (MPI_IN_PLACE is the way). */
+int mcoll_check_alias(const void *sendbuf, const void *recvbuf, int count);
+
+#endif /* MCOLL_VALIDATE_H */

@@ -1,0 +1,140 @@
+/* Streams and events: small objects whose only job is to exist, be checked, and be counted as
+ * live until destroyed. Work "on" a stream runs synchronously, so synchronising is a no-op. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include "model.h"
+
+#define STREAM_MAGIC 0x73747265616d5f5fULL  /* "stream__" */
+#define EVENT_MAGIC 0x6576656e745f5f5fULL   /* "event___" */
+
+static model_token *find_token(model_node *list, const void *p)
+{
+    for (model_node *n = list; n; n = n->next)
+        if ((const void *)n == p) return (model_token *)n;
+    return NULL;
+}
+
+int model_valid_stream(CUstream stream)
+{
+    return stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD ||
+           find_token(model.streams, (const void *)stream) != NULL;
+}
+
+int model_valid_event(CUevent event)
+{
+    return event != NULL && find_token(model.events, (const void *)event) != NULL;
+}
+
+static CUresult create_token(model_fn fn, model_node **list, uint64_t magic, void **out,
+                             unsigned flags, unsigned valid_flags, const char *what)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, fn, 1, "flags=%#x", flags);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!out) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "%s is NULL", what);
+    if (flags & ~valid_flags) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "unknown flags");
+    if (model_current_device() < 0)
+        return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT, "no current context");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    model_token *t = calloc(1, sizeof *t);
+    if (!t) return model_leave(&call, CUDA_ERROR_OUT_OF_MEMORY);
+    t->magic = magic;
+    t->flags = flags;
+    model_list_push(list, &t->node);
+    *out = t;
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+CUresult model_cuStreamCreate(CUstream *stream, unsigned int flags)
+{
+    void *out = NULL;
+    CUresult rc = create_token(MODEL_cuStreamCreate, &model.streams, STREAM_MAGIC,
+                               stream ? &out : NULL, flags, CU_STREAM_NON_BLOCKING, "phStream");
+    if (rc == CUDA_SUCCESS) *stream = (CUstream)out;
+    return rc;
+}
+
+CUresult model_cuEventCreate(CUevent *event, unsigned int flags)
+{
+    void *out = NULL;
+    unsigned valid = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+    CUresult rc = create_token(MODEL_cuEventCreate, &model.events, EVENT_MAGIC,
+                               event ? &out : NULL, flags, valid, "phEvent");
+    if (rc == CUDA_SUCCESS) *event = (CUevent)out;
+    return rc;
+}
+
+CUresult model_cuStreamDestroy(CUstream stream)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuStreamDestroy, 1, "stream=%p", (void *)stream);
+    if (rc != CUDA_SUCCESS) return rc;
+    model_token *t = find_token(model.streams, (const void *)stream);
+    if (!t) return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "not a stream of cuStreamCreate");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    model_list_remove(&model.streams, &t->node);
+    free(t);
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+CUresult model_cuEventDestroy(CUevent event)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuEventDestroy, 1, "event=%p", (void *)event);
+    if (rc != CUDA_SUCCESS) return rc;
+    model_token *t = find_token(model.events, (const void *)event);
+    if (!t) return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "not an event of cuEventCreate");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    model_list_remove(&model.events, &t->node);
+    free(t);
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+CUresult model_cuStreamSynchronize(CUstream stream)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuStreamSynchronize, 1, "stream=%p", (void *)stream);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_stream(stream))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+CUresult model_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuStreamIsCapturing, 1, "stream=%p", (void *)stream);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!status) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "captureStatus is NULL");
+    if (!model_valid_stream(stream))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    *status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+CUresult model_cuEventRecord(CUevent event, CUstream stream)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuEventRecord, 1, "event=%p, stream=%p", (void *)event,
+                              (void *)stream);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_event(event))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown event");
+    if (!model_valid_stream(stream))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+CUresult model_cuEventSynchronize(CUevent event)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuEventSynchronize, 1, "event=%p", (void *)event);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_event(event))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown event");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    return model_leave(&call, CUDA_SUCCESS);
+}

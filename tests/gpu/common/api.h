@@ -1,0 +1,53 @@
+/* One collective call, and the two ways of making it: the native stream-ordered API and MPI_*
+ * on device buffers through the plug-in. The case machinery works with either. */
+#ifndef GPU_API_H
+#define GPU_API_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+#include "mcoll.h"
+#include "types.h"
+
+typedef enum { COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER } coll_kind;
+
+const char *coll_name(coll_kind kind);
+
+typedef struct {
+    coll_kind kind;
+    const test_type *type;
+    const test_op *op;     /* reductions only */
+    size_t count;          /* allreduce, reduce, bcast: elements; reduce_scatter: elements per
+                              rank received; allgather: elements per rank sent */
+    int root;              /* reduce, bcast */
+    const void *sendbuf;   /* MPI_IN_PLACE for in place; unused by bcast */
+    void *recvbuf;         /* bcast: the buffer */
+} coll_call;
+
+typedef struct coll_api coll_api;
+struct coll_api {
+    const char *name;        /* first part of case names */
+    MPI_Comm comm;
+    int rank, size;          /* in comm */
+    mcoll_comm *mc;          /* native only */
+    cudaStream_t stream;     /* native only */
+    /* Start the call (native: enqueue; MPI: the whole call). 0, or -1 with the failure recorded. */
+    int (*issue)(coll_api *api, const coll_call *call);
+    /* Wait for everything issued (native: stream synchronize; MPI: nothing). */
+    int (*wait)(coll_api *api);
+};
+
+/* Native API over an mcoll communicator of `comm` on `stream`. */
+void api_native(coll_api *api, const char *name, MPI_Comm comm, mcoll_comm *mc, cudaStream_t stream);
+/* MPI_* calls over `comm` (its error handler becomes MPI_ERRORS_RETURN). */
+void api_mpi(coll_api *api, const char *name, MPI_Comm comm);
+
+/* issue then wait. */
+int api_run(coll_api *api, const coll_call *call);
+
+/* The native call itself, for graph capture and bursts: enqueues and returns mcoll's result. */
+mcoll_result native_enqueue(mcoll_comm *mc, cudaStream_t stream, const coll_call *call);
+/* Text for an mcoll result with the last warning, for failure details. */
+void native_describe(mcoll_result rc, char *buf, size_t len);
+
+#endif /* GPU_API_H */

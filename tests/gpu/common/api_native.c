@@ -1,0 +1,75 @@
+/* The native, stream-ordered API as a coll_api; see api.h. */
+#include <stdio.h>
+#include "api.h"
+#include "devbuf.h"
+#include "report.h"
+
+const char *coll_name(coll_kind kind)
+{
+    switch (kind) {
+    case COLL_ALLREDUCE: return "allreduce";
+    case COLL_REDUCE: return "reduce";
+    case COLL_BCAST: return "bcast";
+    case COLL_REDUCE_SCATTER: return "reduce_scatter";
+    case COLL_ALLGATHER: return "allgather";
+    }
+    return "?";
+}
+
+int api_run(coll_api *api, const coll_call *call)
+{
+    if (api->issue(api, call)) return -1;
+    return api->wait(api);
+}
+
+mcoll_result native_enqueue(mcoll_comm *mc, cudaStream_t stream, const coll_call *call)
+{
+    MPI_Datatype type = type_mpi(call->type);
+    switch (call->kind) {
+    case COLL_ALLREDUCE:
+        return mcoll_allreduce(call->sendbuf, call->recvbuf, call->count, type, op_mpi(call->op), mc, stream);
+    case COLL_REDUCE:
+        return mcoll_reduce(call->sendbuf, call->recvbuf, call->count, type, op_mpi(call->op), call->root, mc, stream);
+    case COLL_BCAST:
+        return mcoll_bcast(call->recvbuf, call->count, type, call->root, mc, stream);
+    case COLL_REDUCE_SCATTER:
+        return mcoll_reduce_scatter(call->sendbuf, call->recvbuf, call->count, type, op_mpi(call->op), mc, stream);
+    case COLL_ALLGATHER:
+        return mcoll_allgather(call->sendbuf, call->recvbuf, call->count, type, mc, stream);
+    }
+    return MCOLL_ERR_INVALID_ARG;
+}
+
+void native_describe(mcoll_result rc, char *buf, size_t len)
+{
+    const char *warning = mcoll_last_warning();
+    if (warning && *warning) snprintf(buf, len, "%s (last warning: %s)", mcoll_strerror(rc), warning);
+    else snprintf(buf, len, "%s", mcoll_strerror(rc));
+}
+
+static int native_issue(coll_api *api, const coll_call *call)
+{
+    char text[200];
+    mcoll_result rc = native_enqueue(api->mc, api->stream, call);
+    if (rc == MCOLL_SUCCESS) return 0;
+    native_describe(rc, text, sizeof text);
+    case_fail("mcoll_%s returned %d: %s", coll_name(call->kind), (int)rc, text);
+    return -1;
+}
+
+static int native_wait(coll_api *api)
+{
+    return cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize after the collective");
+}
+
+void api_native(coll_api *api, const char *name, MPI_Comm comm, mcoll_comm *mc, cudaStream_t stream)
+{
+    api->name = name;
+    api->comm = comm;
+    MPI_Comm_rank(comm, &api->rank);
+    MPI_Comm_size(comm, &api->size);
+    api->mc = mc;
+    api->stream = stream;
+    api->issue = native_issue;
+    api->wait = native_wait;
+}

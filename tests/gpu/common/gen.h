@@ -1,0 +1,36 @@
+/* Input patterns: every element of every rank is a hash of (case seed, rank, index), so any
+ * rank can compute any other rank's input, and the expected result, without communication.
+ *
+ * Values are never zero and depend on the rank. Per op:
+ *   sum          floats +-[0.5, 1.5); signed integers +-[1, 2^20] (2^40 for 64 bits, no
+ *                overflow); unsigned integers the full range (sums wrap, as in C);
+ *   prod         floats in [15/16, 17/16) (no overflow at any rank count); integers small
+ *                (+-1..3, 64-bit up to +-1023; products wrap);
+ *   min, max     random over a wide range; on even indices one rank, rotating with the index,
+ *                holds the extreme (integers: near the type's limit), so every rank's data
+ *                decides some elements;
+ *   band, bor    mostly ones / mostly zeros, and every rank clears / sets its own bit of each
+ *                element, so every rank changes the result;
+ *   bxor, data   the full range (data: for bcast and allgather, op NULL).
+ * Float values are rounded to the type, so the host reference sees exactly what the GPU reads. */
+#ifndef GPU_GEN_H
+#define GPU_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "types.h"
+
+typedef struct {
+    const test_type *type;
+    const test_op *op; /* NULL: plain data (bcast, allgather) */
+    int nranks;
+    uint64_t key;
+} gen_ctx;
+
+uint64_t gen_mix(uint64_t x);
+void gen_init(gen_ctx *g, const test_type *type, const test_op *op, int nranks, uint64_t seed);
+tvalue gen_value(const gen_ctx *g, int rank, size_t index);
+/* buf[j] = value of `rank` at index first + j, stored as the type. */
+void gen_fill(const gen_ctx *g, int rank, size_t first, size_t count, void *buf);
+
+#endif /* GPU_GEN_H */

@@ -1,0 +1,192 @@
+/* One collective case; see prep.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "prep.h"
+#include "reference.h"
+#include "report.h"
+
+void case_name(const char *api, const coll_case *c, char *buf, size_t len)
+{
+    int has_op = c->kind != COLL_BCAST && c->kind != COLL_ALLGATHER;
+    int has_root = c->kind == COLL_REDUCE || c->kind == COLL_BCAST;
+    char root[24] = "";
+    if (has_root) snprintf(root, sizeof root, "/root=%d", c->root);
+    snprintf(buf, len, "%s/%s/%s%s%s/n=%zu%s%s%s%s%s", api, coll_name(c->kind), c->type->name, has_op ? "/" : "",
+             has_op ? c->op->name : "", c->count, root,
+             c->kind == COLL_BCAST ? "" : c->in_place ? "/ip" : "/oop", c->misalign ? "/unaligned" : "",
+             c->mem == MEM_HOST ? "/host" : "", c->null_recv ? "/nullrecv" : "");
+}
+
+/* Where this rank's input and output live for the collective. */
+static void layout(coll_prep *p)
+{
+    const coll_case *c = &p->c;
+    size_t n = (size_t)p->size, count = c->count;
+    int root = p->rank == c->root;
+
+    p->in_elems = count;
+    p->recv_elems = count;
+    p->in_at = 0;
+    p->has_recv = 1;
+    switch (c->kind) {
+    case COLL_ALLREDUCE:
+        p->input_in_recv = c->in_place;
+        break;
+    case COLL_REDUCE:
+        p->input_in_recv = c->in_place && root;
+        p->has_recv = root || !c->null_recv;
+        break;
+    case COLL_BCAST:
+        p->input_in_recv = root;
+        break;
+    case COLL_REDUCE_SCATTER:
+        p->in_elems = n * count;
+        p->recv_elems = c->in_place ? n * count : count;
+        p->input_in_recv = c->in_place;
+        break;
+    case COLL_ALLGATHER:
+        p->recv_elems = n * count;
+        p->input_in_recv = c->in_place;
+        p->in_at = c->in_place ? (size_t)p->rank * count : 0;
+        break;
+    }
+    p->has_send = c->kind != COLL_BCAST && !p->input_in_recv;
+}
+
+int prep_alloc(coll_prep *p, const coll_case *c, int rank, int size)
+{
+    size_t el = c->type->size, offset = c->misalign ? el : 0, host_bytes;
+    memset(p, 0, sizeof *p);
+    p->c = *c;
+    p->rank = rank;
+    p->size = size;
+    layout(p);
+    host_bytes = (p->in_elems > p->recv_elems ? p->in_elems : p->recv_elems) * el + 1;
+    p->host_in = malloc(p->in_elems * el + 1);
+    p->host_out = malloc(host_bytes);
+    if (!p->host_in || !p->host_out) {
+        case_fail("out of host memory (%zu bytes)", host_bytes);
+        return -1;
+    }
+    if (p->has_send && devbuf_alloc(&p->send, c->mem, p->in_elems * el, offset)) return -1;
+    if (p->has_recv && devbuf_alloc(&p->recv, c->mem, p->recv_elems * el, offset)) return -1;
+    return 0;
+}
+
+int prep_load(coll_prep *p, uint64_t seed)
+{
+    const coll_case *c = &p->c;
+    size_t el = c->type->size;
+    int data_only = c->kind == COLL_BCAST || c->kind == COLL_ALLGATHER;
+
+    gen_init(&p->gen, c->type, data_only ? NULL : c->op, p->size, seed);
+    if (c->kind != COLL_BCAST || p->rank == c->root) gen_fill(&p->gen, p->rank, 0, p->in_elems, p->host_in);
+    if (p->has_send && devbuf_put(&p->send, 0, p->host_in, p->in_elems * el)) return -1;
+    if (p->has_recv && devbuf_poison(&p->recv, 0, p->recv_elems * el)) return -1;
+    if (p->input_in_recv && devbuf_put(&p->recv, p->in_at * el, p->host_in, p->in_elems * el)) return -1;
+    return 0;
+}
+
+void prep_call(const coll_prep *p, coll_call *call)
+{
+    call->kind = p->c.kind;
+    call->type = p->c.type;
+    call->op = p->c.op;
+    call->count = p->c.count;
+    call->root = p->c.root;
+    call->sendbuf = p->has_send ? p->send.data : p->c.kind == COLL_BCAST ? NULL : MPI_IN_PLACE;
+    call->recvbuf = p->has_recv ? p->recv.data : NULL;
+}
+
+/* The outputs this rank must hold, checked against the reference. */
+static size_t check_outputs(coll_prep *p, char *why, size_t len)
+{
+    const coll_case *c = &p->c;
+    size_t el = c->type->size, count = c->count, bad = 0;
+    int q;
+
+    switch (c->kind) {
+    case COLL_ALLREDUCE:
+        return ref_check_reduced(&p->gen, p->host_out, 0, count, why, len);
+    case COLL_REDUCE:
+        if (p->rank == c->root) return ref_check_reduced(&p->gen, p->host_out, 0, count, why, len);
+        if (!p->has_recv) return 0;
+        bad = ref_check_fill(p->host_out, DEVBUF_POISON, p->recv_elems * el, why, len);
+        if (bad) {
+            char inner[200];
+            snprintf(inner, sizeof inner, "%s", why);
+            snprintf(why, len, "recvbuf of a non-root rank was written: %s", inner);
+        }
+        return bad;
+    case COLL_BCAST:
+        return ref_check_data(&p->gen, c->root, p->host_out, 0, count, why, len);
+    case COLL_REDUCE_SCATTER:
+        return ref_check_reduced(&p->gen, p->host_out, (size_t)p->rank * count, count, why, len);
+    case COLL_ALLGATHER:
+        for (q = 0; q < p->size && !bad; q++) {
+            bad = ref_check_data(&p->gen, q, p->host_out + (size_t)q * count * el, 0, count, why, len);
+            if (bad) {
+                char inner[200];
+                snprintf(inner, sizeof inner, "%s", why);
+                snprintf(why, len, "block of rank %d: %s", q, inner);
+            }
+        }
+        return bad;
+    }
+    return 0;
+}
+
+int prep_check(coll_prep *p, const char *label)
+{
+    size_t el = p->c.type->size;
+    char why[200] = "";
+    int failed = 0;
+
+    if (p->has_recv) {
+        if (devbuf_get(&p->recv, 0, p->host_out, p->recv_elems * el)) return -1;
+        if (check_outputs(p, why, sizeof why)) {
+            case_fail("%s%s", label, why);
+            failed = 1;
+        }
+    }
+    if (p->has_send) {
+        if (devbuf_get(&p->send, 0, p->host_out, p->in_elems * el)) return -1;
+        if (ref_check_bytes(p->host_out, p->host_in, p->in_elems * el, why, sizeof why)) {
+            case_fail("%ssendbuf changed: %s", label, why);
+            failed = 1;
+        }
+    }
+    snprintf(why, sizeof why, "%ssendbuf", label);
+    if (devbuf_check_guards(&p->send, why)) failed = 1;
+    snprintf(why, sizeof why, "%srecvbuf", label);
+    if (devbuf_check_guards(&p->recv, why)) failed = 1;
+    return failed ? -1 : 0;
+}
+
+void prep_free(coll_prep *p)
+{
+    devbuf_free(&p->send);
+    devbuf_free(&p->recv);
+    free(p->host_in);
+    free(p->host_out);
+    p->host_in = p->host_out = NULL;
+}
+
+void case_run(coll_api *api, const coll_case *c)
+{
+    char name[192];
+    coll_prep p;
+    coll_call call;
+    int ready;
+
+    case_name(api->name, c, name, sizeof name);
+    if (!case_begin("%s", name)) return;
+    ready = prep_alloc(&p, c, api->rank, api->size) == 0 && prep_load(&p, case_seed()) == 0;
+    if (case_agree(ready)) {
+        prep_call(&p, &call);
+        if (api_run(api, &call) == 0) prep_check(&p, "");
+    }
+    prep_free(&p);
+    case_end();
+}

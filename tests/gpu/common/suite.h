@@ -1,0 +1,26 @@
+/* The correctness matrices, shared by the native, MPI and sub-communicator programs.
+ *
+ * Full mode: counts 0, 1, 2, 3, 7, 1023 and 1 Mi + 3 (per-rank blocks of reduce_scatter and
+ * allgather: 256 Ki + 3 for the largest), each out of place and in place, aligned and one element
+ * off alignment. Quick mode (-q): counts up to 1023 plus one count past the one-shot limit,
+ * out of place aligned and in place unaligned only, and no alias handles. */
+#ifndef GPU_SUITE_H
+#define GPU_SUITE_H
+
+#include "api.h"
+
+/* Every datatype x every op that applies. */
+void suite_allreduce(coll_api *api);
+/* Every datatype x op with the root rotating, and every root for a few of them; also with
+ * recvbuf NULL at non-root ranks. */
+void suite_reduce(coll_api *api);
+/* From every root. */
+void suite_bcast(coll_api *api);
+void suite_reduce_scatter(coll_api *api);
+void suite_allgather(coll_api *api);
+/* Allreduce of at least 1 GiB: float sum, and int32 sum when `with_int`. Not in quick mode. */
+void suite_large(coll_api *api, int with_int);
+/* A small cross-section of all the above, for sub-communicators. */
+void suite_subset(coll_api *api);
+
+#endif /* GPU_SUITE_H */

@@ -1,0 +1,177 @@
+/* The native, stream-ordered API on device buffers: every collective, datatype and op against
+ * the host reference (see common/suite.h for the matrix), >= 1 GiB allreduces, the
+ * communicator report, the 16-bit datatype handles, a small-buffer configuration that forces
+ * chunking, communicator create/destroy cycles, and barriers.
+ *   mpirun -np N gpu_native [-q] [-f FILTER] [-s SEED]          (NCCL_NVLS_ENABLE=0 required) */
+#include <stdio.h>
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+#include "common/api.h"
+#include "common/devbuf.h"
+#include "common/harness.h"
+#include "common/info.h"
+#include "common/prep.h"
+#include "common/report.h"
+#include "common/suite.h"
+#include "mcoll.h"
+
+/* Collective: create an mcoll communicator over `comm` as a reported setup step; NULL on failure
+ * (on every rank). */
+static mcoll_comm *create_comm(const char *name, MPI_Comm comm, const mcoll_config *config)
+{
+    mcoll_comm *mc = NULL;
+    mcoll_result rc;
+    char text[200];
+    if (!setup_begin("%s", name)) return NULL;
+    rc = mcoll_comm_create(comm, config, &mc);
+    if (rc != MCOLL_SUCCESS) {
+        native_describe(rc, text, sizeof text);
+        case_fail("mcoll_comm_create returned %d: %s", (int)rc, text);
+        mc = NULL;
+    }
+    if (!case_end() && mc) {
+        mcoll_comm_destroy(mc);
+        mc = NULL;
+    }
+    return mc;
+}
+
+static void destroy_comm(const char *name, mcoll_comm *mc)
+{
+    mcoll_result rc;
+    if (!mc || !setup_begin("%s", name)) return;
+    rc = mcoll_comm_destroy(mc);
+    if (rc != MCOLL_SUCCESS) case_fail("mcoll_comm_destroy returned %d", (int)rc);
+    case_end();
+}
+
+/* MCOLL_FLOAT16 and MCOLL_BFLOAT16 are real 2-byte MPI datatypes after MPI_Init. */
+static void check_half_types(void)
+{
+    MPI_Datatype types[2];
+    const char *names[2] = {"MCOLL_FLOAT16", "MCOLL_BFLOAT16"};
+    int i, size = 0;
+    if (!case_begin("native/datatypes/16-bit-handles")) return;
+    types[0] = MCOLL_FLOAT16;
+    types[1] = MCOLL_BFLOAT16;
+    for (i = 0; i < 2; i++) {
+        if (types[i] == MPI_DATATYPE_NULL) {
+            case_fail("%s is MPI_DATATYPE_NULL after MPI_Init", names[i]);
+            continue;
+        }
+        if (MPI_Type_size(types[i], &size) != MPI_SUCCESS || size != 2) case_fail("%s has size %d, want 2", names[i], size);
+    }
+    if (types[0] == types[1] && types[0] != MPI_DATATYPE_NULL) case_fail("MCOLL_FLOAT16 and MCOLL_BFLOAT16 are the same handle");
+    case_end();
+}
+
+/* Many barriers back to back, then one collective: the barrier's epochs must not disturb it. */
+static void check_barriers(coll_api *api, int count)
+{
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 1023, 0, 0, 0, 0, MEM_DEVICE};
+    mcoll_result rc = MCOLL_SUCCESS;
+    int i;
+    if (case_begin("native/barrier/x%d", count)) {
+        for (i = 0; i < count && rc == MCOLL_SUCCESS; i++) rc = mcoll_barrier(api->mc, api->stream);
+        if (rc != MCOLL_SUCCESS) case_fail("mcoll_barrier call %d returned %d", i - 1, (int)rc);
+        cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize after the barriers");
+        case_end();
+    }
+    c.type = type_get(TT_FLOAT);
+    c.op = op_get(OP_SUM);
+    case_run(api, &c);
+}
+
+/* A 1 MiB symmetric buffer and one thread block: large messages go through in many chunks. */
+static void check_small_config(cudaStream_t stream)
+{
+    static const size_t counts[] = {1023, ((size_t)1 << 20) + 3};
+    mcoll_config config;
+    mcoll_comm *mc;
+    coll_api api;
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 0, 0, 0, 1, 0, MEM_DEVICE};
+    size_t i;
+
+    mcoll_config_init(&config);
+    config.buffer_size = (size_t)1 << 20;
+    config.max_blocks = 1;
+    mc = create_comm("native/config/1MiB-1block/create", MPI_COMM_WORLD, &config);
+    if (!mc) return;
+    api_native(&api, "native/config/1MiB-1block", MPI_COMM_WORLD, mc, stream);
+    for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        c.count = report_quick() ? counts[i] / 16 + 3 : counts[i];
+        c.type = type_get(TT_FLOAT);
+        c.op = op_get(OP_SUM);
+        case_run(&api, &c);
+        c.type = type_get(TT_UINT64);
+        c.op = op_get(OP_BXOR);
+        case_run(&api, &c);
+        c.kind = COLL_REDUCE_SCATTER;
+        c.count /= (size_t)api.size;
+        case_run(&api, &c);
+        c.kind = COLL_ALLREDUCE;
+    }
+    destroy_comm("native/config/1MiB-1block/destroy", mc);
+}
+
+/* Create, use and destroy communicators over a duplicate of MPI_COMM_WORLD several times. */
+static void check_lifecycle(cudaStream_t stream, int cycles)
+{
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 4099, 0, 0, 0, 0, MEM_DEVICE};
+    char name[64];
+    MPI_Comm dup;
+    mcoll_comm *mc;
+    coll_api api;
+    int i;
+
+    c.type = type_get(TT_BFLOAT16);
+    c.op = op_get(OP_SUM);
+    for (i = 0; i < cycles; i++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        snprintf(name, sizeof name, "native/lifecycle/%d/create", i);
+        mc = create_comm(name, dup, NULL);
+        if (mc) {
+            snprintf(name, sizeof name, "native/lifecycle/%d", i);
+            api_native(&api, name, dup, mc, stream);
+            case_run(&api, &c);
+            snprintf(name, sizeof name, "native/lifecycle/%d/destroy", i);
+            destroy_comm(name, mc);
+        }
+        MPI_Comm_free(&dup);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    gpu_opts opts;
+    cudaStream_t stream = NULL;
+    mcoll_comm *mc;
+    coll_api api;
+    int rc = harness_start(&argc, &argv, "gpu_native", "native mcoll API on device buffers", &opts);
+    if (rc >= 0) return rc;
+
+    if (setup_begin("native/stream")) {
+        cuda_check(cudaStreamCreate(&stream), "cudaStreamCreate");
+        case_end();
+    }
+    mc = create_comm("native/comm_create", MPI_COMM_WORLD, NULL);
+    if (mc) {
+        check_comm_info("native/info", mc, MPI_COMM_WORLD);
+        check_half_types();
+        api_native(&api, "native", MPI_COMM_WORLD, mc, stream);
+        suite_allreduce(&api);
+        suite_reduce(&api);
+        suite_bcast(&api);
+        suite_reduce_scatter(&api);
+        suite_allgather(&api);
+        check_barriers(&api, report_quick() ? 10 : 100);
+        suite_large(&api, 1);
+        destroy_comm("native/comm_destroy", mc);
+    }
+    if (!report_stopped()) {
+        check_small_config(stream);
+        check_lifecycle(stream, report_quick() ? 2 : 4);
+    }
+    if (stream) cudaStreamDestroy(stream);
+    return harness_finish();
+}
