@@ -12,38 +12,9 @@
 #include "common/info.h"
 #include "common/prep.h"
 #include "common/report.h"
+#include "common/setup.h"
 #include "common/suite.h"
 #include "mcoll.h"
-
-/* Collective: create an mcoll communicator over `comm` as a reported setup step; NULL on failure
- * (on every rank). */
-static mcoll_comm *create_comm(const char *name, MPI_Comm comm, const mcoll_config *config)
-{
-    mcoll_comm *mc = NULL;
-    mcoll_result rc;
-    char text[200];
-    if (!setup_begin("%s", name)) return NULL;
-    rc = mcoll_comm_create(comm, config, &mc);
-    if (rc != MCOLL_SUCCESS) {
-        native_describe(rc, text, sizeof text);
-        case_fail("mcoll_comm_create returned %d: %s", (int)rc, text);
-        mc = NULL;
-    }
-    if (!case_end() && mc) {
-        mcoll_comm_destroy(mc);
-        mc = NULL;
-    }
-    return mc;
-}
-
-static void destroy_comm(const char *name, mcoll_comm *mc)
-{
-    mcoll_result rc;
-    if (!mc || !setup_begin("%s", name)) return;
-    rc = mcoll_comm_destroy(mc);
-    if (rc != MCOLL_SUCCESS) case_fail("mcoll_comm_destroy returned %d", (int)rc);
-    case_end();
-}
 
 /* MCOLL_FLOAT16 and MCOLL_BFLOAT16 are real 2-byte MPI datatypes after MPI_Init. */
 static void check_half_types(void)
@@ -95,7 +66,7 @@ static void check_small_config(cudaStream_t stream)
     mcoll_config_init(&config);
     config.buffer_size = (size_t)1 << 20;
     config.max_blocks = 1;
-    mc = create_comm("native/config/1MiB-1block/create", MPI_COMM_WORLD, &config);
+    mc = setup_comm("native/config/1MiB-1block/create", MPI_COMM_WORLD, &config);
     if (!mc) return;
     api_native(&api, "native/config/1MiB-1block", MPI_COMM_WORLD, mc, stream);
     for (i = 0; i < sizeof counts / sizeof counts[0]; i++) {
@@ -111,7 +82,7 @@ static void check_small_config(cudaStream_t stream)
         case_run(&api, &c);
         c.kind = COLL_ALLREDUCE;
     }
-    destroy_comm("native/config/1MiB-1block/destroy", mc);
+    teardown_comm("native/config/1MiB-1block/destroy", mc);
 }
 
 /* Create, use and destroy communicators over a duplicate of MPI_COMM_WORLD several times. */
@@ -129,13 +100,13 @@ static void check_lifecycle(cudaStream_t stream, int cycles)
     for (i = 0; i < cycles; i++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &dup);
         snprintf(name, sizeof name, "native/lifecycle/%d/create", i);
-        mc = create_comm(name, dup, NULL);
+        mc = setup_comm(name, dup, NULL);
         if (mc) {
             snprintf(name, sizeof name, "native/lifecycle/%d", i);
             api_native(&api, name, dup, mc, stream);
             case_run(&api, &c);
             snprintf(name, sizeof name, "native/lifecycle/%d/destroy", i);
-            destroy_comm(name, mc);
+            teardown_comm(name, mc);
         }
         MPI_Comm_free(&dup);
     }
@@ -154,7 +125,7 @@ int main(int argc, char **argv)
         cuda_check(cudaStreamCreate(&stream), "cudaStreamCreate");
         case_end();
     }
-    mc = create_comm("native/comm_create", MPI_COMM_WORLD, NULL);
+    mc = setup_comm("native/comm_create", MPI_COMM_WORLD, NULL);
     if (mc) {
         check_comm_info("native/info", mc, MPI_COMM_WORLD);
         check_half_types();
@@ -166,7 +137,7 @@ int main(int argc, char **argv)
         suite_allgather(&api);
         check_barriers(&api, report_quick() ? 10 : 100);
         suite_large(&api, 1);
-        destroy_comm("native/comm_destroy", mc);
+        teardown_comm("native/comm_destroy", mc);
     }
     if (!report_stopped()) {
         check_small_config(stream);

@@ -105,9 +105,10 @@ void loop_distinct(coll_api *api, const test_type *t, size_t count, int iters)
         for (k = 0; k < iters; k++) {
             coll_call call = allreduce_call(t, count, (unsigned char *)in.data + (size_t)k * row,
                                             (unsigned char *)out.data + (size_t)k * row);
-            if (api->issue(api, &call)) break;
+            /* No early exit: every rank makes every call, so the ranks stay in step. */
+            api->issue(api, &call);
         }
-        if (api->wait(api) == 0 && devbuf_get(&out, 0, rows, row * (size_t)iters) == 0) {
+        if (api->wait(api) == 0 && !case_failed() && devbuf_get(&out, 0, rows, row * (size_t)iters) == 0) {
             check_rows(t, key, api->size, rows, count, iters);
             devbuf_check_guards(&in, "input rows");
             devbuf_check_guards(&out, "output rows");
@@ -144,17 +145,16 @@ void loop_reused(coll_api *api, const test_type *t, size_t count, int iters)
     if (case_agree(ready)) {
         for (k = 0; k < iters; k++) {
             coll_call call = allreduce_call(t, count, send.data, recv.data);
-            if (cuda_check(cudaMemcpyAsync(send.data, (unsigned char *)in.data + (size_t)k * row, row,
-                                           cudaMemcpyDeviceToDevice, api->stream), "cudaMemcpyAsync (input row)") ||
-                (sync_copies && cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize")))
-                break;
-            if (api->issue(api, &call)) break;
-            if (cuda_check(cudaMemcpyAsync((unsigned char *)hist.data + (size_t)k * row, recv.data, row,
-                                           cudaMemcpyDeviceToDevice, api->stream), "cudaMemcpyAsync (history row)"))
-                break;
+            /* No early exit: every rank makes every call, so the ranks stay in step. */
+            cuda_check(cudaMemcpyAsync(send.data, (unsigned char *)in.data + (size_t)k * row, row,
+                                       cudaMemcpyDeviceToDevice, api->stream), "cudaMemcpyAsync (input row)");
+            if (sync_copies) cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize (input row)");
+            api->issue(api, &call);
+            cuda_check(cudaMemcpyAsync((unsigned char *)hist.data + (size_t)k * row, recv.data, row,
+                                       cudaMemcpyDeviceToDevice, api->stream), "cudaMemcpyAsync (history row)");
         }
         if (api->wait(api) == 0 && cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize") == 0 &&
-            devbuf_get(&hist, 0, rows, row * (size_t)iters) == 0) {
+            !case_failed() && devbuf_get(&hist, 0, rows, row * (size_t)iters) == 0) {
             check_rows(t, key, api->size, rows, count, iters);
             devbuf_check_guards(&send, "sendbuf");
             devbuf_check_guards(&recv, "recvbuf");
@@ -203,9 +203,9 @@ void loop_bcast(coll_api *api, size_t count, int iters)
             call.root = k % api->size;
             call.sendbuf = NULL;
             call.recvbuf = (unsigned char *)buf.data + (size_t)k * row;
-            if (api->issue(api, &call)) break;
+            api->issue(api, &call); /* every rank makes every call */
         }
-        if (api->wait(api) == 0 && devbuf_get(&buf, 0, rows, row * (size_t)iters) == 0) {
+        if (api->wait(api) == 0 && !case_failed() && devbuf_get(&buf, 0, rows, row * (size_t)iters) == 0) {
             for (k = 0; k < iters; k++) {
                 gen_init(&g, t, NULL, api->size, key + (uint64_t)k);
                 if (ref_check_data(&g, k % api->size, rows + (size_t)k * row, 0, count, why, sizeof why)) {

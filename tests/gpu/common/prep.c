@@ -103,7 +103,7 @@ void prep_call(const coll_prep *p, coll_call *call)
 static size_t check_outputs(coll_prep *p, char *why, size_t len)
 {
     const coll_case *c = &p->c;
-    size_t el = c->type->size, count = c->count, bad = 0;
+    size_t el = c->type->size, count = c->count, bad = 0, used;
     int q;
 
     switch (c->kind) {
@@ -112,25 +112,16 @@ static size_t check_outputs(coll_prep *p, char *why, size_t len)
     case COLL_REDUCE:
         if (p->rank == c->root) return ref_check_reduced(&p->gen, p->host_out, 0, count, why, len);
         if (!p->has_recv) return 0;
-        bad = ref_check_fill(p->host_out, DEVBUF_POISON, p->recv_elems * el, why, len);
-        if (bad) {
-            char inner[200];
-            snprintf(inner, sizeof inner, "%s", why);
-            snprintf(why, len, "recvbuf of a non-root rank was written: %s", inner);
-        }
-        return bad;
+        used = (size_t)snprintf(why, len, "recvbuf of a non-root rank was written: ");
+        return ref_check_fill(p->host_out, DEVBUF_POISON, p->recv_elems * el, why + used, len - used);
     case COLL_BCAST:
         return ref_check_data(&p->gen, c->root, p->host_out, 0, count, why, len);
     case COLL_REDUCE_SCATTER:
         return ref_check_reduced(&p->gen, p->host_out, (size_t)p->rank * count, count, why, len);
     case COLL_ALLGATHER:
         for (q = 0; q < p->size && !bad; q++) {
-            bad = ref_check_data(&p->gen, q, p->host_out + (size_t)q * count * el, 0, count, why, len);
-            if (bad) {
-                char inner[200];
-                snprintf(inner, sizeof inner, "%s", why);
-                snprintf(why, len, "block of rank %d: %s", q, inner);
-            }
+            used = (size_t)snprintf(why, len, "block of rank %d: ", q);
+            bad = ref_check_data(&p->gen, q, p->host_out + (size_t)q * count * el, 0, count, why + used, len - used);
         }
         return bad;
     }

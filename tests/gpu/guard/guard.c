@@ -97,7 +97,7 @@ _Static_assert(CUDA_SUCCESS == GUARD_SUCCESS && CUDA_ERROR_INVALID_VALUE == GUAR
  * test_guard.sh fails when cuda.h declares one that is missing here. */
 #define GUARD_MULTICAST(X)                                                                   \
     X(cuMulticastCreate,                                                                     \
-      (CUmemGenericAllocationHandle * mcHandle, const CUmulticastObjectProp *prop),          \
+      (CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop),          \
       (void)mcHandle; (void)prop;)                                                           \
     X(cuMulticastAddDevice, (CUmemGenericAllocationHandle mcHandle, CUdevice dev),           \
       (void)mcHandle; (void)dev;)                                                            \
@@ -115,7 +115,7 @@ _Static_assert(CUDA_SUCCESS == GUARD_SUCCESS && CUDA_ERROR_INVALID_VALUE == GUAR
       (CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size),   \
       (void)mcHandle; (void)dev; (void)mcOffset; (void)size;)                                \
     X(cuMulticastGetGranularity,                                                             \
-      (size_t * granularity, const CUmulticastObjectProp *prop,                              \
+      (size_t *granularity, const CUmulticastObjectProp *prop,                              \
        CUmulticastGranularity_flags option),                                                 \
       (void)granularity; (void)prop; (void)option;)
 
@@ -515,6 +515,8 @@ static int chain_index(const struct link_map *m)
     return -1;
 }
 
+/* Loaded at start-up: no later than the last object present when this library initialised
+ * (its constructor, or an earlier dlsym from another constructor). */
 static int loaded_at_start(const struct link_map *m)
 {
     for (const struct link_map *l = chain_head; l; l = l->l_next) {
@@ -724,13 +726,18 @@ static void *own_gpa(void *given, int cuda_version)
         return fn_ptr((any_fn)gpa2_impl);
     if (t1 && (any_fn)t1 == f)
         return fn_ptr((any_fn)gpa_impl);
+    /* A driver whose own calls to its exported functions bind to ours (they come first in
+     * the global scope) hands out ours: never record that as the driver's. */
+    int ours = object_of(given) == self_map;
     if (cuda_version >= 12000) { /* cuGetProcAddress_v2 came with CUDA 12.0 */
         gpa2_fn none = NULL;
-        atomic_compare_exchange_strong(&gpa2_target, &none, (gpa2_fn)f);
+        if (!ours)
+            atomic_compare_exchange_strong(&gpa2_target, &none, (gpa2_fn)f);
         return fn_ptr((any_fn)gpa2_impl);
     }
     gpa_fn none = NULL;
-    atomic_compare_exchange_strong(&gpa_target, &none, (gpa_fn)f);
+    if (!ours)
+        atomic_compare_exchange_strong(&gpa_target, &none, (gpa_fn)f);
     return fn_ptr((any_fn)gpa_impl);
 }
 
@@ -796,6 +803,30 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
 
 /* ---- dlsym, dlvsym, dlerror ------------------------------------------------------------ */
 
+/* The driver's cuGetProcAddress[_v2] as a lookup found it. The other variant is taken from
+ * the same handle too: a driver's own calls between the two may bind to ours, and a
+ * driver opened RTLD_LOCAL cannot be found from here later. */
+static void record_gpa(enum kind kind, void *p, void *handle)
+{
+    void *other = NULL;
+    if (handle != RTLD_NEXT && handle != RTLD_DEFAULT) {
+        other = real_lookup(handle, kind == GPA ? "cuGetProcAddress_v2" : "cuGetProcAddress",
+                            NULL);
+        if (other && object_of(other) == self_map)
+            other = NULL;
+        (void)real_dlerror(); /* the other variant may well be missing */
+    }
+    if (kind == GPA) {
+        atomic_store(&gpa_target, (gpa_fn)ptr_fn(p));
+        if (other)
+            atomic_store(&gpa2_target, (gpa2_fn)ptr_fn(other));
+    } else {
+        atomic_store(&gpa2_target, (gpa2_fn)ptr_fn(p));
+        if (other)
+            atomic_store(&gpa_target, (gpa_fn)ptr_fn(other));
+    }
+}
+
 static void *dlsym_twin(void *handle, const char *name);
 static void *dlvsym_twin(void *handle, const char *name, const char *version);
 static char *dlerror_twin(void);
@@ -820,11 +851,9 @@ static void *guard_lookup(void *handle, const char *name, const char *version,
     case MULTICAST:
         return fn_ptr(stub_for(name, route));
     case GPA:
-        atomic_store(&gpa_target, (gpa_fn)ptr_fn(p));
-        return fn_ptr((any_fn)gpa_impl);
     case GPA2:
-        atomic_store(&gpa2_target, (gpa2_fn)ptr_fn(p));
-        return fn_ptr((any_fn)gpa2_impl);
+        record_gpa(kind, p, handle);
+        return fn_ptr(kind == GPA ? (any_fn)gpa_impl : (any_fn)gpa2_impl);
     case DLSYM:
         return fn_ptr((any_fn)dlsym_twin);
     case DLVSYM:

@@ -349,21 +349,22 @@ static int clean(void)
         return 0;
     }
     CHECK(((init_fn)to_fn(init))(0) == 0);
-    gpa2_fn gpa2 = (gpa2_fn)to_fn(dlsym(h, "cuGetProcAddress_v2"));
-    CHECK(gpa2 != NULL);
+    /* v1 before v2 is looked up: the fake's v1 calls its v2, which binds to the guard's */
     void *p = NULL;
-    int status = -1, version = 0;
-    CHECK(gpa2("cuDriverGetVersion", &p, CUDA_VERSION_ASKED, 0, &status) == 0 && status == 0);
-    CHECK(((version_fn)to_fn(p))(&version) == 0 && version == 13000);
-    CHECK(gpa2("cuNoSuchFunction", &p, CUDA_VERSION_ASKED, 0, &status) == 500 && status == 1);
     void *inner = NULL;
-    CHECK(gpa2("cuGetProcAddress", &inner, CUDA_VERSION_ASKED, 0, &status) == 0 && inner);
-    CHECK(((gpa2_fn)to_fn(inner))("cuInit", &p, CUDA_VERSION_ASKED, 0, &status) == 0);
-    CHECK(p == init);
     gpa_fn gpa = (gpa_fn)to_fn(dlsym(h, "cuGetProcAddress"));
     CHECK(gpa != NULL && gpa("cuInit", &p, 11030, 0) == 0 && p == init);
     CHECK(gpa("cuGetProcAddress", &inner, 11030, 0) == 0 && inner);
     CHECK(((gpa_fn)to_fn(inner))("cuDriverGetVersion", &p, 11030, 0) == 0 && p);
+    gpa2_fn gpa2 = (gpa2_fn)to_fn(dlsym(h, "cuGetProcAddress_v2"));
+    CHECK(gpa2 != NULL);
+    int status = -1, version = 0;
+    CHECK(gpa2("cuDriverGetVersion", &p, CUDA_VERSION_ASKED, 0, &status) == 0 && status == 0);
+    CHECK(((version_fn)to_fn(p))(&version) == 0 && version == 13000);
+    CHECK(gpa2("cuNoSuchFunction", &p, CUDA_VERSION_ASKED, 0, &status) == 500 && status == 1);
+    CHECK(gpa2("cuGetProcAddress", &inner, CUDA_VERSION_ASKED, 0, &status) == 0 && inner);
+    CHECK(((gpa2_fn)to_fn(inner))("cuInit", &p, CUDA_VERSION_ASKED, 0, &status) == 0);
+    CHECK(p == init);
     printf("selftest: clean: ok (fake driver used through cuGetProcAddress)\n");
     return 0;
 }
