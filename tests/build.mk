@@ -54,3 +54,6 @@ $(GUARD_LIB): $(srcdir)/tests/gpu/guard/guard.c
 $(B)/tests/fortran/%: $(srcdir)/tests/fortran/%.f90 $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(MPIFORT) -O1 -J $(@D) $< -o $@ $(SHARED_LINK)
+
+# Keep the model objects between builds (they are only named in a pattern rule).
+.SECONDARY: $(CONTRACT_MODEL_OBJS)

@@ -36,11 +36,17 @@ static CUmulticastObjectProp multicast_prop(unsigned devices, size_t size)
     return prop;
 }
 
-/* Set in main before the model's first use, so the environment form is read. */
-static void test_environment_rules(void)
+/* Set in main before the model's first use, so the environment is read. */
+static void test_environment(void)
 {
-    /* Rank 3's rules apply (this process claims rank 3), rank 5's do not. */
     CHECK_OK(cu->cuInit(0));
+    int count = 0, fabric = 1;
+    CHECK_OK(cu->cuDeviceGetCount(&count));
+    CHECK(count == 4);
+    CHECK_OK(cu->cuDeviceGetAttribute(&fabric, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 0));
+    CHECK(fabric == 0);
+
+    /* Rank 3's rules apply (this process claims rank 3), rank 5's do not. */
     CUmemGenericAllocationHandle a = create(0, 2 * MIB);
     CUmemGenericAllocationHandle b = 0;
     CUmemAllocationProp prop;
@@ -233,12 +239,14 @@ static void test_nth_and_always(void)
 int main(void)
 {
     setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+    setenv("MCOLL_CONTRACT_DEVICES", "4", 1);
+    setenv("MCOLL_CONTRACT_FABRIC", "0", 1);
     setenv("MCOLL_CONTRACT_FAIL",
            "cuMulticastBindMem:1:CUDA_ERROR_SYSTEM_NOT_READY,cuMemCreate:2:OUT_OF_MEMORY:3;"
            "cuMemMap:1:NOT_PERMITTED:5",
            1);
     cu = mcoll_contract_driver();
-    test_environment_rules();
+    test_environment();
     test_error_names();
     test_every_documented_error();
     test_nth_and_always();

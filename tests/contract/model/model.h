@@ -135,7 +135,7 @@ typedef struct model_fault {
 typedef struct model_log_entry {
     model_fn fn;
     CUresult result;
-    char line[256];
+    char line[320];
 } model_log_entry;
 
 typedef struct model_state {
@@ -184,7 +184,7 @@ typedef struct model_call {
     model_log_entry *entry;        /* NULL when the log is full */
     CUresult inject;               /* error to return instead of succeeding, or CUDA_SUCCESS */
     int injected;                  /* this invocation failed on purpose */
-    char args[256];
+    char args[200];
 } model_call;
 
 /* Lock, count, log, pick a fault rule; with needs_init, reject calls before cuInit. */
