@@ -1,1 +1,40 @@
-BENCH_PROGRAMS =
+# Benchmarks: the OSU-format programs (one benchmarks/osu_<name>.c each, built as
+# $(B)/bin/mcoll_osu_<name>) and the comparison program $(B)/bin/mcoll-bench
+# (benchmarks/mcoll-bench/), both on the shared code in benchmarks/common/. They link the shared
+# library, so their MPI calls go through mcoll as a user's would, and the CUDA runtime for
+# cudaMalloc and friends. NCCL is loaded at run time by mcoll-bench, never linked.
+
+BENCH_COMMON_SRCS = $(wildcard $(srcdir)/benchmarks/common/*.c)
+BENCH_COMMON_OBJS = $(patsubst $(srcdir)/benchmarks/common/%.c,$(B)/benchmarks/common/%.o,$(BENCH_COMMON_SRCS))
+BENCH_OSU_SRCS = $(wildcard $(srcdir)/benchmarks/osu_*.c)
+BENCH_OSU_PROGS = $(patsubst $(srcdir)/benchmarks/osu_%.c,$(B)/bin/mcoll_osu_%,$(BENCH_OSU_SRCS))
+MCOLL_BENCH_SRCS = $(wildcard $(srcdir)/benchmarks/mcoll-bench/*.c)
+MCOLL_BENCH_OBJS = $(patsubst $(srcdir)/benchmarks/mcoll-bench/%.c,$(B)/benchmarks/mcoll-bench/%.o,$(MCOLL_BENCH_SRCS))
+
+BENCH_PROGRAMS = $(BENCH_OSU_PROGS) $(B)/bin/mcoll-bench
+
+# The benchmark directories come first so their headers win over same-named ones elsewhere;
+# POSIX names (gethostname, strcasecmp, posix_memalign, ...) are hidden by -std=c11 without
+# _POSIX_C_SOURCE.
+BENCH_CFLAGS = -I$(srcdir)/benchmarks/common $(ALL_CFLAGS) -D_POSIX_C_SOURCE=200809L
+BENCH_LIBS = $(SHARED_LINK) -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcudart -ldl -lm
+
+$(B)/benchmarks/common/%.o: $(srcdir)/benchmarks/common/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/benchmarks/mcoll-bench/%.o: $(srcdir)/benchmarks/mcoll-bench/%.c
+	@mkdir -p $(@D)
+	$(CC) -I$(srcdir)/benchmarks/mcoll-bench $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/bin/mcoll_osu_%: $(srcdir)/benchmarks/osu_%.c $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< $(BENCH_COMMON_OBJS) -o $@ $(BENCH_LIBS)
+
+$(B)/bin/mcoll-bench: $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
+	@mkdir -p $(@D)
+	$(CC) $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) -o $@ $(BENCH_LIBS)
+
+benchmarks: $(BENCH_PROGRAMS)
+
+.PHONY: benchmarks

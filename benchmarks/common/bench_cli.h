@@ -31,7 +31,7 @@ int bench_parse_bytes(const char *text, size_t *out); /* 4096, 64K, 1M, 1G, 1GiB
 int bench_parse_long(const char *text, long lo, long hi, long *out);
 int bench_parse_double(const char *text, double lo, double hi, double *out);
 
-/* "1 GiB", "512 KiB", "8 B" for headers (static buffer per call site is the caller's). */
+/* "1 GiB", "512 KiB", "1536 B": the largest binary unit that divides `bytes` exactly. */
 void bench_format_bytes(size_t bytes, char *buf, size_t len);
 
 #endif /* BENCH_CLI_H */
