@@ -33,14 +33,17 @@ struct Unicast {
     static __device__ __forceinline__ uint4 ld_reduce(const mcoll_dev_team &t, size_t off) {
         const int n = t.size;
         const int first = K::order_free ? t.rank : 0;
-        uint4 v[kBatch];
-        load_batch(t, off, first, 0, v);
-        Acc<K> acc = widen<K>(v[0]);
+        Acc<K> acc = identity<K>();
+        for (int base = 0; base < n; base += kBatch) {
+            uint4 v[kBatch];
 #pragma unroll
-        for (int j = 1; j < kBatch; j++)
-            if (j < n) combine<K>(acc, widen<K>(v[j]));
-        for (int base = kBatch; base < n; base += kBatch) {
-            load_batch(t, off, first, base, v);
+            for (int j = 0; j < kBatch; j++) {
+                if (base + j < n) {
+                    int p = first + base + j;
+                    if (p >= n) p -= n;
+                    v[j] = ld_global_v4((const char *)t.peer_data[p] + off);
+                }
+            }
 #pragma unroll
             for (int j = 0; j < kBatch; j++)
                 if (base + j < n) combine<K>(acc, widen<K>(v[j]));
@@ -66,18 +69,6 @@ struct Unicast {
     static __device__ __forceinline__ void fence_before_arrive() {}
     static __device__ __forceinline__ void fence_after_wait() {}
 
-private:
-    static __device__ __forceinline__ void load_batch(const mcoll_dev_team &t, size_t off,
-                                                      int first, int base, uint4 (&v)[kBatch]) {
-#pragma unroll
-        for (int j = 0; j < kBatch; j++) {
-            if (base + j < t.size) {
-                int p = first + base + j;
-                if (p >= t.size) p -= t.size;
-                v[j] = ld_global_v4((const char *)t.peer_data[p] + off);
-            }
-        }
-    }
 };
 
 struct Multimem {

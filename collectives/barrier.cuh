@@ -14,7 +14,7 @@
 
 namespace mcoll {
 
-__device__ __noinline__ void barrier_timeout(int rank, int block, int peer, uint64_t expected,
+static __device__ __noinline__ void barrier_timeout(int rank, int block, int peer, uint64_t expected,
                                              uint64_t seen, uint64_t timeout_ns) {
     printf("mcoll: barrier timeout after %llu ns: rank %d block %d waits for rank %d "
            "(expected count %llu, seen %llu); a peer left the collective or called another one\n",

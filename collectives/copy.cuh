@@ -9,9 +9,10 @@
 
 namespace mcoll {
 
+/* Threads per block of every data-moving kernel; for_packs strides by it. */
 constexpr int kThreads = 512;
 
-__device__ __noinline__ uint4 ld_user_unaligned(const char *p) {
+static __device__ __noinline__ uint4 ld_user_unaligned(const char *p) {
     const uintptr_t a = (uintptr_t)p;
     if ((a & 7) == 0) {
         const uint2 x = ((const uint2 *)p)[0], y = ((const uint2 *)p)[1];
@@ -36,7 +37,7 @@ __device__ __noinline__ uint4 ld_user_unaligned(const char *p) {
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-__device__ __noinline__ void st_user_unaligned(char *p, uint4 v) {
+static __device__ __noinline__ void st_user_unaligned(char *p, uint4 v) {
     const uintptr_t a = (uintptr_t)p;
     if ((a & 7) == 0) {
         ((uint2 *)p)[0] = make_uint2(v.x, v.y);
@@ -58,7 +59,7 @@ __device__ __noinline__ void st_user_unaligned(char *p, uint4 v) {
 }
 
 /* First n (< 16) bytes of a pack; the rest reads as zero. */
-__device__ __noinline__ uint4 ld_user_partial(const char *p, unsigned n) {
+static __device__ __noinline__ uint4 ld_user_partial(const char *p, unsigned n) {
     uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
     for (int i = 0; i < 16; i++)
@@ -66,7 +67,7 @@ __device__ __noinline__ uint4 ld_user_partial(const char *p, unsigned n) {
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-__device__ __noinline__ void st_user_partial(char *p, uint4 v, unsigned n) {
+static __device__ __noinline__ void st_user_partial(char *p, uint4 v, unsigned n) {
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int i = 0; i < 16; i++)

@@ -1,9 +1,10 @@
 /* Single-instruction PTX helpers: one instruction each, named for what it does.
  *
- * Multimem helpers need sm_90 and an assembler that knows multimem; where either is missing
- * (MCOLL_NO_MULTIMEM from configure, or an older target) they compile to a trap, and the
- * launchers never pick the multimem layer. Symmetric-memory data accesses are volatile asm so
- * that they stay between the barriers that order them. */
+ * Multimem helpers need sm_90 and an assembler that knows multimem. Built with
+ * MCOLL_NO_MULTIMEM (configure: nvcc too old) or for a target below sm_90 (no multicast there)
+ * they compile to a trap; with MCOLL_NO_MULTIMEM the launchers never pick the multimem layer.
+ * Symmetric-memory data accesses are volatile asm so that they stay between the barriers that
+ * order them. */
 #ifndef MCOLL_PTX_CUH
 #define MCOLL_PTX_CUH
 
@@ -50,10 +51,6 @@ __device__ __forceinline__ void multimem_red_release_sys_add_u64(uint64_t *mc, u
  * memory (virtual aliases are different proxies in the PTX memory model). */
 __device__ __forceinline__ void fence_proxy_alias() {
     asm volatile("fence.proxy.alias;" ::: "memory");
-}
-
-__device__ __forceinline__ void fence_acq_rel_sys() {
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
 
 __device__ __forceinline__ uint64_t globaltimer_ns() {

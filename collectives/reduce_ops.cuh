@@ -8,6 +8,7 @@
 #define MCOLL_REDUCE_OPS_CUH
 
 #include <stdint.h>
+#include <math.h>
 #include <type_traits>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -129,6 +130,28 @@ template <int Op, class A> __device__ __forceinline__ A apply(A a, A b) {
         static_assert(Op == MCOLL_BXOR, "unknown op");
         return a ^ b;
     }
+}
+
+/* x op identity == x for every x (float sums start at -0.0 so that -0.0 survives; float min/max
+ * start at NaN, which fminf/fmaxf drop). */
+template <class K> __device__ __forceinline__ Acc<K> identity() {
+    using A = typename K::acc;
+    A e;
+    if constexpr (K::op == MCOLL_SUM) e = std::is_floating_point<A>::value ? (A)-0.0 : (A)0;
+    else if constexpr (K::op == MCOLL_PROD) e = (A)1;
+    else if constexpr (K::op == MCOLL_MIN || K::op == MCOLL_MAX) {
+        if constexpr (std::is_floating_point<A>::value) e = (A)NAN;
+        else {
+            using U = typename std::make_unsigned<A>::type;
+            const A top = std::is_signed<A>::value ? (A)((U)~(U)0 >> 1) : (A)~(U)0;
+            e = K::op == MCOLL_MIN ? top : (A)(std::is_signed<A>::value ? -top - 1 : 0);
+        }
+    } else if constexpr (K::op == MCOLL_BAND) e = (A)~(A)0;
+    else e = (A)0;
+    Acc<K> a;
+#pragma unroll
+    for (int i = 0; i < K::lanes; i++) a.v[i] = e;
+    return a;
 }
 
 template <class K> __device__ __forceinline__ void combine(Acc<K> &a, const Acc<K> &b) {

@@ -1,134 +1,22 @@
-/* Reduction kernels (one-shot, two-shot, reduce-scatter), written once over the access layer,
- * and the datatype x op switch that instantiates them: one kernel per (layer, kind). */
-#include <type_traits>
-#include "access.cuh"
-#include "barrier.cuh"
-#include "copy.cuh"
+/* run_reduce: checks, schedule, and the split between floating-point and integer kernels. */
 #include "launch_common.cuh"
-#include "multimem_table.cuh"
-#include "reduce_ops.cuh"
 #include "reduce_run.cuh"
-#include "schedule.cuh"
 
 namespace mcoll {
-namespace {
-
-struct ReduceParams {
-    mcoll_dev_team team;
-    ReduceCall call;
-    Sched sched;
-};
-
-/* Bytes of slot q inside [off, off + len). */
-__device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t off, size_t len) {
-    const size_t start = (size_t)q * c.slot_bytes;
-    if (start >= c.total) return 0;
-    const size_t slot = c.total - start < c.slot_bytes ? c.total - start : c.slot_bytes;
-    if (off >= slot) return 0;
-    return slot - off < len ? slot - off : len;
-}
-
-template <class A, class K>
-__global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_constant__ ReduceParams p) {
-    const mcoll_dev_team &t = p.team;
-    const ReduceCall &c = p.call;
-    const Sched &s = p.sched;
-    const int b = blockIdx.x;
-    char *own = (char *)t.peer_data[t.rank];
-    const size_t region = (size_t)b * s.region;
-    const size_t lo = (size_t)b * s.span;
-    const size_t hi = lo + s.span < s.slot_bytes ? lo + s.span : s.slot_bytes;
-    const bool receives = c.root < 0 || c.root == t.rank;
-    uint64_t epoch = t.epochs[b];
-
-    for (size_t off = lo; off < hi; off += s.chunk) {
-        const size_t len = hi - off < s.chunk ? hi - off : s.chunk;
-        const size_t in = region + ((epoch + 1) & 1) * s.half;
-        for (int q = 0; q < s.nslots; q++)
-            copy_in(own + in + q * s.chunk, (const char *)c.send + q * c.slot_bytes + off,
-                    slot_part(c, q, off, len));
-        block_barrier<A>(t, epoch);
-
-        if (!c.two_shot) {
-            if (!receives) continue;
-            const size_t src = in + c.red_slot * s.chunk;
-            char *dst = (char *)c.recv + off;
-            const size_t n = slot_part(c, c.red_slot, off, len);
-            for_packs<A::kUnroll>(
-                packs_of(n),
-                [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
-                [&](unsigned i, uint4 v) { st_user(dst, n, i, v); });
-            continue;
-        }
-
-        /* Two-shot: reduce my slice, share it through the other half, then everyone copies out. */
-        const size_t out = region + ((epoch + 1) & 1) * s.half;
-        const size_t src = in + t.rank * s.chunk, dst = out + t.rank * s.chunk;
-        char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
-        for_packs<A::kUnroll>(
-            packs_of(slot_part(c, t.rank, off, len)),
-            [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
-            [&](unsigned i, uint4 v) {
-                if (root_area) st_global_v4(root_area + dst + (size_t)i * 16, v);
-                else A::st(t, dst + (size_t)i * 16, v);
-            });
-        block_barrier<A>(t, epoch);
-        if (receives)
-            for (int q = 0; q < s.nslots; q++)
-                copy_out((char *)c.recv + q * c.slot_bytes + off, own + out + q * s.chunk,
-                         slot_part(c, q, off, len));
-    }
-    if (threadIdx.x == 0) t.epochs[b] = epoch;
-}
-
-template <class A, class K> int launch(const ReduceParams &p, void *stream) {
-    reduce_kernel<A, K><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
-    return check_launch();
-}
-
-template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, bool mm, void *stream) {
-    using K = typename KindOf<D, O>::type;
-    if constexpr (kMultimemBuilt && multimem_width(D, O) != 0)
-        if (mm) return launch<Multimem, K>(p, stream);
-    (void)mm;
-    return launch<Unicast, K>(p, stream);
-}
-
-template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
-    constexpr bool integral = std::is_integral<typename Elem<D>::type>::value;
-    switch (op) {
-    case MCOLL_SUM: return run<D, MCOLL_SUM>(p, mm, stream);
-    case MCOLL_PROD: return run<D, MCOLL_PROD>(p, mm, stream);
-    case MCOLL_MIN: return run<D, MCOLL_MIN>(p, mm, stream);
-    case MCOLL_MAX: return run<D, MCOLL_MAX>(p, mm, stream);
-    case MCOLL_BAND: if constexpr (integral) return run<D, MCOLL_BAND>(p, mm, stream); break;
-    case MCOLL_BOR: if constexpr (integral) return run<D, MCOLL_BOR>(p, mm, stream); break;
-    case MCOLL_BXOR: if constexpr (integral) return run<D, MCOLL_BXOR>(p, mm, stream); break;
-    default: break;
-    }
-    return MCOLL_LAUNCH_UNSUPPORTED;
-}
-
-} // namespace
 
 int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall &call,
                mcoll_dtype dtype, mcoll_op op, void *stream) {
-    if (!team_ok(team) || (unsigned)op >= MCOLL_NUM_OPS) return MCOLL_LAUNCH_UNSUPPORTED;
+    if (!team_ok(team) || !reduce_supported(dtype, op)) return MCOLL_LAUNCH_UNSUPPORTED;
     ReduceParams p;
     p.team = *team;
     p.call = call;
     if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
     const bool mm = use_multimem(team, access);
     switch (dtype) {
-    case MCOLL_F32: return run_op<MCOLL_F32>(op, p, mm, stream);
-    case MCOLL_F64: return run_op<MCOLL_F64>(op, p, mm, stream);
-    case MCOLL_F16: return run_op<MCOLL_F16>(op, p, mm, stream);
-    case MCOLL_BF16: return run_op<MCOLL_BF16>(op, p, mm, stream);
-    case MCOLL_I32: return run_op<MCOLL_I32>(op, p, mm, stream);
-    case MCOLL_U32: return run_op<MCOLL_U32>(op, p, mm, stream);
-    case MCOLL_I64: return run_op<MCOLL_I64>(op, p, mm, stream);
-    case MCOLL_U64: return run_op<MCOLL_U64>(op, p, mm, stream);
-    default: return MCOLL_LAUNCH_UNSUPPORTED;
+    case MCOLL_F32: case MCOLL_F64: case MCOLL_F16: case MCOLL_BF16:
+        return run_reduce_float(dtype, op, p, mm, stream);
+    default:
+        return run_reduce_int(dtype, op, p, mm, stream);
     }
 }
 

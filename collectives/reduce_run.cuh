@@ -1,9 +1,11 @@
-/* The reduction kernels behind allreduce, reduce and reduce_scatter (reduce_run.cu). */
+/* The reductions behind allreduce, reduce and reduce_scatter: what a call asks for, and the
+ * entry points that launch it (reduce_run.cu, reduce_float.cu, reduce_int.cu). */
 #ifndef MCOLL_REDUCE_RUN_CUH
 #define MCOLL_REDUCE_RUN_CUH
 
 #include <stddef.h>
 #include "launch.h"
+#include "schedule.cuh"
 
 namespace mcoll {
 
@@ -23,6 +25,17 @@ struct ReduceCall {
     int red_slot;
     int root;
 };
+
+/* Everything a reduction kernel gets, by value. */
+struct ReduceParams {
+    mcoll_dev_team team;
+    ReduceCall call;
+    Sched sched;
+};
+
+/* Launch for floating-point (reduce_float.cu) and integer (reduce_int.cu) datatypes. */
+int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
+int run_reduce_int(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
 
 /* Datatypes and ops a reduction accepts: bitwise ops only on integers. */
 inline bool reduce_supported(mcoll_dtype dtype, mcoll_op op) {

@@ -33,6 +33,9 @@ struct Sched {
 /* Bytes of a slot a block takes before another block is worth starting. */
 constexpr size_t kBlockBytes = 8192;
 
+/* Keeps pack indices within a chunk in 32 bits. */
+constexpr size_t kMaxChunk = (size_t)1 << 30;
+
 /* 0 on success; nonzero when the data area is too small for this team. */
 inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, Sched *s) {
     int rows = t->max_blocks;
@@ -43,6 +46,7 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, Sc
     s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
     s->half = s->region / 2;
     s->chunk = (s->half / (size_t)nslots) & ~(size_t)15;
+    if (s->chunk > kMaxChunk) s->chunk = kMaxChunk;
     if (s->chunk == 0) return 1;
     size_t blocks = (slot_bytes + kBlockBytes - 1) / kBlockBytes;
     if (blocks > (size_t)rows) blocks = (size_t)rows;

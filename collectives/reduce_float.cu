@@ -1,0 +1,16 @@
+/* Reduction kernels for the floating-point datatypes: one per (access layer, kind). */
+#include "reduce_kernel.cuh"
+
+namespace mcoll {
+
+int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+    switch (dtype) {
+    case MCOLL_F32: return run_op<MCOLL_F32>(op, p, mm, stream);
+    case MCOLL_F64: return run_op<MCOLL_F64>(op, p, mm, stream);
+    case MCOLL_F16: return run_op<MCOLL_F16>(op, p, mm, stream);
+    case MCOLL_BF16: return run_op<MCOLL_BF16>(op, p, mm, stream);
+    default: return MCOLL_LAUNCH_UNSUPPORTED;
+    }
+}
+
+} // namespace mcoll

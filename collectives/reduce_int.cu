@@ -1,0 +1,16 @@
+/* Reduction kernels for the integer datatypes: one per (access layer, kind). */
+#include "reduce_kernel.cuh"
+
+namespace mcoll {
+
+int run_reduce_int(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+    switch (dtype) {
+    case MCOLL_I32: return run_op<MCOLL_I32>(op, p, mm, stream);
+    case MCOLL_U32: return run_op<MCOLL_U32>(op, p, mm, stream);
+    case MCOLL_I64: return run_op<MCOLL_I64>(op, p, mm, stream);
+    case MCOLL_U64: return run_op<MCOLL_U64>(op, p, mm, stream);
+    default: return MCOLL_LAUNCH_UNSUPPORTED;
+    }
+}
+
+} // namespace mcoll

@@ -1,0 +1,107 @@
+/* The reduction kernel (one-shot, two-shot, reduce-scatter), written once over the access
+ * layer, and the templates that launch it for one datatype. Included by reduce_float.cu and
+ * reduce_int.cu, which split the datatypes so that the two halves build in parallel. */
+#ifndef MCOLL_REDUCE_KERNEL_CUH
+#define MCOLL_REDUCE_KERNEL_CUH
+
+#include <type_traits>
+#include "access.cuh"
+#include "barrier.cuh"
+#include "copy.cuh"
+#include "launch_common.cuh"
+#include "multimem_table.cuh"
+#include "reduce_ops.cuh"
+#include "reduce_run.cuh"
+#include "schedule.cuh"
+
+namespace mcoll {
+
+/* Bytes of slot q inside [off, off + len). */
+__device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t off, size_t len) {
+    const size_t start = (size_t)q * c.slot_bytes;
+    if (start >= c.total) return 0;
+    const size_t slot = c.total - start < c.slot_bytes ? c.total - start : c.slot_bytes;
+    if (off >= slot) return 0;
+    return slot - off < len ? slot - off : len;
+}
+
+template <class A, class K>
+__global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_constant__ ReduceParams p) {
+    const mcoll_dev_team &t = p.team;
+    const ReduceCall &c = p.call;
+    const Sched &s = p.sched;
+    const int b = blockIdx.x;
+    char *own = (char *)t.peer_data[t.rank];
+    const size_t region = (size_t)b * s.region;
+    const size_t lo = (size_t)b * s.span;
+    const size_t hi = lo + s.span < s.slot_bytes ? lo + s.span : s.slot_bytes;
+    const bool receives = c.root < 0 || c.root == t.rank;
+    uint64_t epoch = t.epochs[b];
+
+    for (size_t off = lo; off < hi; off += s.chunk) {
+        const size_t len = hi - off < s.chunk ? hi - off : s.chunk;
+        const size_t in = region + ((epoch + 1) & 1) * s.half;
+        for (int q = 0; q < s.nslots; q++)
+            copy_in(own + in + q * s.chunk, (const char *)c.send + q * c.slot_bytes + off,
+                    slot_part(c, q, off, len));
+        block_barrier<A>(t, epoch);
+
+        /* One-shot and reduce-scatter: reduce slot red_slot into recvbuf. Two-shot: reduce my
+         * slice and share it through the other half (with every rank, or with root only). */
+        const int slot = c.two_shot ? t.rank : c.red_slot;
+        const size_t src = in + slot * s.chunk;
+        const size_t n = slot_part(c, slot, off, len);
+        const size_t out = region + ((epoch + 1) & 1) * s.half;
+        const size_t shared = out + slot * s.chunk;
+        char *user = (char *)c.recv + off;
+        char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
+        if (c.two_shot || receives)
+            for_packs<A::kUnroll>(
+                packs_of(n),
+                [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
+                [&](unsigned i, uint4 v) {
+                    if (!c.two_shot) st_user(user, n, i, v);
+                    else if (root_area) st_global_v4(root_area + shared + (size_t)i * 16, v);
+                    else A::st(t, shared + (size_t)i * 16, v);
+                });
+        if (!c.two_shot) continue;
+
+        block_barrier<A>(t, epoch);
+        if (receives)
+            for (int q = 0; q < s.nslots; q++)
+                copy_out((char *)c.recv + q * c.slot_bytes + off, own + out + q * s.chunk,
+                         slot_part(c, q, off, len));
+    }
+    if (threadIdx.x == 0) t.epochs[b] = epoch;
+}
+
+template <class A, class K> int launch(const ReduceParams &p, void *stream) {
+    reduce_kernel<A, K><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
+    return check_launch();
+}
+
+template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, bool mm, void *stream) {
+    using K = typename KindOf<D, O>::type;
+    if constexpr (kMultimemBuilt && multimem_width(D, O) != 0)
+        if (mm) return launch<Multimem, K>(p, stream);
+    (void)mm;
+    return launch<Unicast, K>(p, stream);
+}
+
+template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+    constexpr bool integral = std::is_integral<typename Elem<D>::type>::value;
+    switch (op) {
+    case MCOLL_SUM: return run<D, MCOLL_SUM>(p, mm, stream);
+    case MCOLL_PROD: return run<D, MCOLL_PROD>(p, mm, stream);
+    case MCOLL_MIN: return run<D, MCOLL_MIN>(p, mm, stream);
+    case MCOLL_MAX: return run<D, MCOLL_MAX>(p, mm, stream);
+    case MCOLL_BAND: if constexpr (integral) return run<D, MCOLL_BAND>(p, mm, stream); break;
+    case MCOLL_BOR: if constexpr (integral) return run<D, MCOLL_BOR>(p, mm, stream); break;
+    case MCOLL_BXOR: if constexpr (integral) return run<D, MCOLL_BXOR>(p, mm, stream); break;
+    default: break;
+    }
+    return MCOLL_LAUNCH_UNSUPPORTED;
+}
+
+} // namespace mcoll
+#endif /* MCOLL_REDUCE_KERNEL_CUH */
