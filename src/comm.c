@@ -176,9 +176,10 @@ mcoll_result mcoll_reduce_scatter(const void *sendbuf, void *recvbuf, size_t rec
     if (!comm || (recvcount && (!sendbuf || !recvbuf))) return MCOLL_ERR_INVALID_ARG;
     MC_RETURN(reduction_types(datatype, op, &dt, &mop));
     if (!recvcount) return MCOLL_SUCCESS;
+    /* In place: the input is the whole of recvbuf; this rank's block is written at its start,
+     * each element after the kernel has copied in the inputs it overwrites. */
+    if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(enter(comm));
-    /* In place: the input is the whole of recvbuf, this rank's block is written at its start. */
-    if (sendbuf == MPI_IN_PLACE) return MCOLL_ERR_UNSUPPORTED;
     return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dt, mop,
                                                 stream),
                     "reduce_scatter");

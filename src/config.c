@@ -34,7 +34,7 @@ static const setting settings_table[] = {
      "NVLink SHARP multicast: auto (when every GPU of the team supports it), 0 or 1; NCCL_NVLS_ENABLE=0 forces 0"},
     {"MCOLL_ENGINE", "auto", KIND_ENGINE, FIELD(engine), 0, 0,
      "auto, unicast (peer loads/stores), nvls (multicast, falls back to unicast), staged (host staging only)"},
-    {"MCOLL_BUFFER_SIZE", "32M", KIND_SIZE, FIELD(buffer_size), 1 * MiB, 1 * GiB,
+    {"MCOLL_BUFFER_SIZE", "16M", KIND_SIZE, FIELD(buffer_size), 1 * MiB, 1 * GiB,
      "symmetric memory per GPU for each communicator (signals and data; larger messages are chunked)"},
     {"MCOLL_MEMORY_LIMIT", "64M", KIND_SIZE, FIELD(memory_limit), 2 * MiB, 64 * GiB,
      "symmetric memory per GPU for all communicators together; a communicator that does not fit is staged"},

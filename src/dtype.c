@@ -16,14 +16,16 @@ static int int_dtype(int size, int is_signed, mcoll_dtype *out)
 
 int mcoll_dtype_from_mpi(MPI_Datatype type, mcoll_dtype *out)
 {
-    static MPI_Datatype signed_ints[] = {MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_LONG_LONG_INT, MPI_INT32_T, MPI_INT64_T};
+    /* Fortran's INTEGER and REAL types too: MPI_Type_f2c gives them to the Fortran bindings. */
+    static MPI_Datatype signed_ints[] = {MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_LONG_LONG_INT, MPI_INT32_T, MPI_INT64_T,
+                                         MPI_INTEGER, MPI_INTEGER4, MPI_INTEGER8};
     static MPI_Datatype unsigned_ints[] = {MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T};
     size_t i;
     int size;
 
     if (type == MPI_DATATYPE_NULL) return -1;
-    if (type == MPI_FLOAT) { *out = MCOLL_F32; return 0; }
-    if (type == MPI_DOUBLE) { *out = MCOLL_F64; return 0; }
+    if (type == MPI_FLOAT || type == MPI_REAL || type == MPI_REAL4) { *out = MCOLL_F32; return 0; }
+    if (type == MPI_DOUBLE || type == MPI_DOUBLE_PRECISION || type == MPI_REAL8) { *out = MCOLL_F64; return 0; }
     if (type == MCOLL_FLOAT16) { *out = MCOLL_F16; return 0; }
     if (type == MCOLL_BFLOAT16) { *out = MCOLL_BF16; return 0; }
     for (i = 0; i < sizeof signed_ints / sizeof signed_ints[0]; i++)

@@ -13,6 +13,14 @@ typedef struct {
     CUmemFabricHandle bytes;
 } fabric_record;
 
+/* Remember the first step of this rank that failed, for the caller's report. */
+static void failed(mcoll_team *team, mcoll_share_failure step, CUresult rc)
+{
+    if (team->share_failure != MCOLL_SHARE_OK) return;
+    team->share_failure = step;
+    team->share_error = rc;
+}
+
 static int import_one(mcoll_team *team, void *shareable, CUmemGenericAllocationHandle *out)
 {
     CUmemAllocationHandleType type = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
@@ -20,6 +28,7 @@ static int import_one(mcoll_team *team, void *shareable, CUmemGenericAllocationH
     CUresult rc = mcoll_cu.cuMemImportFromShareableHandle(out, shareable, type);
     if (rc != CUDA_SUCCESS) {
         MCOLL_WARN("cuMemImportFromShareableHandle failed: %s", mcoll_cu_errname(rc));
+        failed(team, MCOLL_SHARE_IMPORT, rc);
         return 0;
     }
     return 1;
@@ -36,14 +45,21 @@ static int share_fabric(mcoll_team *team, int have_mine, CUmemGenericAllocationH
         CUresult rc = mcoll_cu.cuMemExportToShareableHandle(&local.bytes, mine, CU_MEM_HANDLE_TYPE_FABRIC, 0);
         if (rc != CUDA_SUCCESS) {
             MCOLL_WARN("fabric handle export failed: %s", mcoll_cu_errname(rc));
+            failed(team, MCOLL_SHARE_EXPORT, rc);
             ok = 0;
         }
         local.valid = ok;
     }
     all = calloc((size_t)team->size, sizeof *all);
-    if (!all) ok = 0;
+    if (!all) {
+        failed(team, MCOLL_SHARE_EXCHANGE, CUDA_ERROR_OUT_OF_MEMORY);
+        ok = 0;
+    }
     if (!mcoll_team_agree(team->comm, ok)) { free(all); return 0; }
-    if (PMPI_Allgather(&local, sizeof local, MPI_BYTE, all, sizeof local, MPI_BYTE, team->comm) != MPI_SUCCESS) ok = 0;
+    if (PMPI_Allgather(&local, sizeof local, MPI_BYTE, all, sizeof local, MPI_BYTE, team->comm) != MPI_SUCCESS) {
+        failed(team, MCOLL_SHARE_EXCHANGE, CUDA_ERROR_OPERATING_SYSTEM);
+        ok = 0;
+    }
     for (i = 0; ok && i < team->size; i++) {
         if (!all[i].valid || (i == team->rank && !import_self)) continue;
         ok = import_one(team, &all[i].bytes, &imported[i]);
@@ -62,6 +78,7 @@ static int share_fd(mcoll_team *team, int have_mine, CUmemGenericAllocationHandl
         CUresult rc = mcoll_cu.cuMemExportToShareableHandle(&my_fd, mine, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
         if (rc != CUDA_SUCCESS) {
             MCOLL_WARN("POSIX descriptor export failed: %s", mcoll_cu_errname(rc));
+            failed(team, MCOLL_SHARE_EXPORT, rc);
             ok = 0;
             my_fd = -1;
         }
@@ -72,7 +89,10 @@ static int share_fd(mcoll_team *team, int have_mine, CUmemGenericAllocationHandl
     }
     ok = mcoll_fd_allgather(team->comm, my_fd, fds) == MCOLL_SUCCESS;
     if (my_fd >= 0) close(my_fd);
-    if (!ok) return 0;
+    if (!ok) {
+        failed(team, MCOLL_SHARE_EXCHANGE, CUDA_ERROR_OPERATING_SYSTEM);
+        return 0;
+    }
     for (i = 0; i < team->size; i++) {
         if (fds[i] < 0) continue;
         if (ok && (i != team->rank || import_self)) {
@@ -89,6 +109,8 @@ mcoll_result mcoll_handle_allgather(mcoll_team *team, int have_mine, CUmemGeneri
 {
     int ok, i;
     for (i = 0; i < team->size; i++) have_imported[i] = 0;
+    team->share_failure = MCOLL_SHARE_OK;
+    team->share_error = CUDA_SUCCESS;
     ok = team->handle_kind == MCOLL_HANDLE_FABRIC
              ? share_fabric(team, have_mine, mine, import_self, imported, have_imported)
              : share_fd(team, have_mine, mine, import_self, imported, have_imported);

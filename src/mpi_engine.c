@@ -135,7 +135,7 @@ mcoll_result mcoll_engine_reduce_scatter_block(const void *sendbuf, void *recvbu
                                                MPI_Op op, MPI_Comm comm)
 {
     mcoll_comm *c;
-    if (sendbuf == MPI_IN_PLACE || !reducible(type, op) || !(c = engine_for(comm))) return MCOLL_ERR_UNSUPPORTED;
+    if (!reducible(type, op) || !(c = engine_for(comm))) return MCOLL_ERR_UNSUPPORTED;
     return finish(c, mcoll_reduce_scatter(sendbuf, recvbuf, (size_t)recvcount, type, op, c, mcoll_comm_stream(c)));
 }
 

@@ -10,9 +10,14 @@
 #include "config.h"
 #include "team.h"
 
-typedef enum { STEP_CREATE, STEP_SHARE, STEP_ADD_DEVICE, STEP_BIND, STEP_RESERVE, STEP_MAP, STEP_ACCESS } setup_step;
+typedef enum {
+    STEP_GRANULARITY, STEP_CREATE, STEP_EXPORT, STEP_EXCHANGE, STEP_IMPORT, STEP_ADD_DEVICE, STEP_BIND,
+    STEP_RESERVE, STEP_MAP, STEP_ACCESS
+} setup_step;
 
-static const char *const step_call[] = {"cuMulticastCreate", "handle export/import", "cuMulticastAddDevice",
+static const char *const step_call[] = {"cuMulticastGetGranularity", "cuMulticastCreate",
+                                        "cuMemExportToShareableHandle", "the handle exchange",
+                                        "cuMemImportFromShareableHandle", "cuMulticastAddDevice",
                                         "cuMulticastBindMem", "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess"};
 
 static CUmulticastObjectProp object_prop(const mcoll_team *team, size_t size)
@@ -31,7 +36,10 @@ static CUmulticastObjectProp object_prop(const mcoll_team *team, size_t size)
 static int agree_step(mcoll_team *team, setup_step step, CUresult rc)
 {
     int mine[2] = {(int)rc, (int)step}, all[2 * MCOLL_MAX_RANKS], i;
-    if (PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, team->comm) != MPI_SUCCESS) return 0;
+    if (PMPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, team->comm) != MPI_SUCCESS) {
+        snprintf(team->nvls_reason, sizeof team->nvls_reason, "off: MPI failed while agreeing on %s", step_call[step]);
+        return 0;
+    }
     for (i = 0; i < team->size; i++) {
         if (all[2 * i] == CUDA_SUCCESS) continue;
         snprintf(team->nvls_reason, sizeof team->nvls_reason, "off: %s failed on local rank %d: %s",
@@ -51,9 +59,12 @@ int mcoll_multicast_wanted(mcoll_team *team, const mcoll_config *config, size_t 
     CUmulticastObjectProp prop;
     size_t minimum = 0, recommended = 0, mine[2], all[2];
     int supported = 0, ok;
+    CUresult rc;
     const char *why = NULL;
 
     if (settings->nvls_killed) why = "off: NCCL_NVLS_ENABLE=0 (kill switch)";
+    /* Read at start-up: the multicast entry points were not even loaded, whatever `config` asks. */
+    else if (settings->nvls == MCOLL_OFF) why = "off: MCOLL_NVLS=0 in the environment";
     else if (config->nvls == MCOLL_OFF) why = "off: MCOLL_NVLS=0";
     else if (config->engine == MCOLL_ENGINE_UNICAST) why = "off: unicast engine requested";
     else if (!mcoll_cu.cuMulticastCreate || !mcoll_cu.cuMulticastGetGranularity) why = "off: the driver has no multicast entry points";
@@ -67,14 +78,14 @@ int mcoll_multicast_wanted(mcoll_team *team, const mcoll_config *config, size_t 
     }
 
     prop = object_prop(team, 0);
-    ok = mcoll_cu.cuMulticastGetGranularity(&minimum, &prop, CU_MULTICAST_GRANULARITY_MINIMUM) == CUDA_SUCCESS &&
-         mcoll_cu.cuMulticastGetGranularity(&recommended, &prop, CU_MULTICAST_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS &&
-         minimum > 0;
-    mine[0] = ok ? minimum : 0;
-    mine[1] = ok ? recommended : 0;
-    if (!mcoll_team_agree(team->comm, ok) ||
-        PMPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, team->comm) != MPI_SUCCESS) {
-        snprintf(team->nvls_reason, sizeof team->nvls_reason, "off: cuMulticastGetGranularity failed");
+    rc = mcoll_cu.cuMulticastGetGranularity(&minimum, &prop, CU_MULTICAST_GRANULARITY_MINIMUM);
+    if (rc == CUDA_SUCCESS) rc = mcoll_cu.cuMulticastGetGranularity(&recommended, &prop, CU_MULTICAST_GRANULARITY_RECOMMENDED);
+    /* Named like the other steps: every rank learns which rank's query failed and how. */
+    if (!agree_step(team, STEP_GRANULARITY, rc)) return 0;
+    mine[0] = minimum;
+    mine[1] = recommended;
+    if (PMPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, team->comm) != MPI_SUCCESS || all[0] == 0) {
+        snprintf(team->nvls_reason, sizeof team->nvls_reason, "off: no multicast granularity (cuMulticastGetGranularity)");
         return 0;
     }
     team->mc.granularity = all[0];
@@ -106,7 +117,12 @@ mcoll_result mcoll_multicast_setup(mcoll_team *team)
 
     /* Every rank, rank 0 included, works on the imported handle. */
     if (mcoll_handle_allgather(team, team->rank == 0, mc->created, 1, imported, have) != MCOLL_SUCCESS) {
-        agree_step(team, STEP_SHARE, CUDA_ERROR_INVALID_HANDLE);
+        setup_step step = team->share_failure == MCOLL_SHARE_EXPORT   ? STEP_EXPORT
+                          : team->share_failure == MCOLL_SHARE_IMPORT ? STEP_IMPORT
+                                                                      : STEP_EXCHANGE;
+        /* Names the first rank whose own export, exchange or import failed, with its error. */
+        if (agree_step(team, step, team->share_failure == MCOLL_SHARE_OK ? CUDA_SUCCESS : team->share_error))
+            snprintf(team->nvls_reason, sizeof team->nvls_reason, "off: sharing the multicast handle failed");
         goto fail;
     }
     mc->handle = imported[0];

@@ -32,6 +32,8 @@ typedef struct {
     mcoll_mem_kind mem;
     int device;
     int staged;          /* copied through host memory on this call */
+    int ignored;         /* an argument MPI does not read on this rank (reduce's recvbuf off
+                            the root): handed to PMPI as NULL when it is device memory */
 } mcoll_buf;
 
 typedef struct mcoll_call mcoll_call;
@@ -91,5 +93,7 @@ int mcoll_mpi_barrier(MPI_Comm comm);
 /* A buffer role: the user's pointer, its datatype and count; `in`/`out` as above, the whole
  * buffer written when out. */
 void mcoll_buf_set(mcoll_buf *b, const void *user, MPI_Datatype type, MPI_Aint count, int in, int out);
+/* A buffer argument that means nothing on this rank. */
+void mcoll_buf_ignore(mcoll_buf *b, const void *user);
 
 #endif /* MCOLL_PMPI_H */

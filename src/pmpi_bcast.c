@@ -22,6 +22,7 @@ static void layout(mcoll_call *c)
 {
     int role = role_of(c);
     if (role >= 0) mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, role == 1, role == 0);
+    else mcoll_buf_ignore(&c->recv, c->recvbuf);
 }
 
 static mcoll_result engine(const mcoll_call *c)

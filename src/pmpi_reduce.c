@@ -32,8 +32,10 @@ static int validate(const mcoll_call *c)
 static void layout(mcoll_call *c)
 {
     int in_place = c->sendbuf == MPI_IN_PLACE;
-    if (sends(c) && !in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
+    if (!sends(c)) mcoll_buf_ignore(&c->send, c->sendbuf);
+    else if (!in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
     if (at_root(c)) mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, in_place, 1);
+    else mcoll_buf_ignore(&c->recv, c->recvbuf);
 }
 
 static mcoll_result engine(const mcoll_call *c)

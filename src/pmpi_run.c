@@ -30,7 +30,24 @@ void mcoll_buf_set(mcoll_buf *b, const void *user, MPI_Datatype type, MPI_Aint c
     b->device = -1;
 }
 
+void mcoll_buf_ignore(mcoll_buf *b, const void *user)
+{
+    mcoll_buf_set(b, user, MPI_DATATYPE_NULL, 0, 0, 0);
+    b->ignored = 1;
+}
+
 static int active(const mcoll_buf *b) { return b->in || b->out; }
+
+/* Even an argument MPI does not read (reduce's recvbuf off the root, any buffer of a count-0
+ * call) must not hand device memory to an MPI that is not CUDA-aware: it becomes NULL. */
+static int drop_ignored(mcoll_buf *b)
+{
+    int device;
+    if (!b->ignored || !b->user || (void *)b->user == MPI_IN_PLACE || mcoll_mpi_cuda_aware) return 0;
+    if (mcoll_classify(b->user, &device) == MCOLL_MEM_HOST) return 0;
+    b->user = NULL;
+    return 1;
+}
 
 /* Fill the datatype geometry of an active role and classify its memory. */
 static void describe(mcoll_buf *b)
@@ -39,8 +56,9 @@ static void describe(mcoll_buf *b)
     MPI_Aint lb = 0, first;
     if (info) {
         b->size = info->size;
-        b->extent = b->true_extent = info->size;
-        b->true_lb = 0;
+        b->extent = info->extent;
+        b->true_lb = info->true_lb;
+        b->true_extent = info->true_extent;
     } else {
         PMPI_Type_size(b->type, &b->size);
         PMPI_Type_get_extent(b->type, &lb, &b->extent);
@@ -48,7 +66,10 @@ static void describe(mcoll_buf *b)
     }
     b->dense = (MPI_Aint)b->size == b->extent && b->extent == b->true_extent;
     b->mem = MCOLL_MEM_HOST;
-    if (b->count <= 0 || b->size <= 0) return; /* holds no data */
+    if (b->count <= 0 || b->size <= 0) { /* holds no data: MPI will not read the pointer */
+        b->ignored = 1;
+        return;
+    }
     first = b->true_lb + (b->extent < 0 ? (MPI_Aint)(b->count - 1) * b->extent : 0);
     b->mem = mcoll_classify(b->user + first, &b->device);
     /* Writing back a span with gaps needs the gaps' current contents first. */
@@ -140,6 +161,8 @@ int mcoll_pmpi_run(mcoll_call *c)
     c->coll->layout(c);
     if (active(&c->send)) describe(&c->send);
     if (active(&c->recv)) describe(&c->recv);
+    if (drop_ignored(&c->send)) c->sendbuf = NULL;
+    if (drop_ignored(&c->recv)) c->recvbuf = NULL;
     if ((long long)c->send.count * c->send.size + (long long)c->recv.count * c->recv.size == 0) why = "no data";
 
     if ((active(&c->send) && c->send.mem != MCOLL_MEM_HOST) || (active(&c->recv) && c->recv.mem != MCOLL_MEM_HOST)) {

@@ -77,10 +77,37 @@ static int attribute(mcoll_team *team, CUdevice_attribute attr)
     return value;
 }
 
+/* The fabric attribute says what the GPU supports, not what this process may do: without an
+ * IMEX channel, creating or exporting fabric memory fails (NOT_PERMITTED). So try it once on a
+ * granule and export it. */
+static int fabric_usable(mcoll_team *team)
+{
+    CUmemAllocationProp prop;
+    CUmemGenericAllocationHandle handle;
+    CUmemFabricHandle bytes;
+    size_t gran = 0;
+    int ok;
+    if (!attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED)) return 0;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = team->device;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
+    if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
+        mcoll_cu.cuMemCreate(&handle, gran, &prop, 0) != CUDA_SUCCESS) {
+        MCOLL_INFO("fabric handles: not permitted here (no IMEX channel?), using POSIX descriptors");
+        return 0;
+    }
+    ok = mcoll_cu.cuMemExportToShareableHandle(&bytes, handle, CU_MEM_HANDLE_TYPE_FABRIC, 0) == CUDA_SUCCESS;
+    CU_WARN(cuMemRelease(handle));
+    if (!ok) MCOLL_INFO("fabric handles: export not permitted here, using POSIX descriptors");
+    return ok;
+}
+
 /* Fabric handles where every GPU can export them, POSIX descriptors otherwise. */
 static int choose_handle_kind(mcoll_team *team)
 {
-    int fabric = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED);
+    int fabric = fabric_usable(team);
     int posix = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED);
     int vmm = attribute(team, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
     int all_fabric = mcoll_team_agree(team->comm, fabric);
@@ -191,9 +218,12 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     mine = memory_available(mcoll_round_up(config->buffer_size, granularity)) / granularity * granularity;
     if (PMPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MIN, team->comm) != MPI_SUCCESS) goto fail;
     if (bytes < MCOLL_DATA_OFFSET + (1u << 20)) {
-        MCOLL_INFO("no team: MCOLL_MEMORY_LIMIT (%zu bytes) is used up by other communicators",
-                   mcoll_settings_get()->memory_limit);
-        goto fail;
+        if (rank == 0)
+            MCOLL_WARN("no GPU engine for this communicator: MCOLL_MEMORY_LIMIT (%zu bytes per GPU) is used up by "
+                       "other communicators; free some, or raise the limit",
+                       mcoll_settings_get()->memory_limit);
+        mcoll_team_destroy(team);
+        return MCOLL_ERR_NO_MEMORY;
     }
     if (mcoll_symmetric_create(team, (size_t)bytes, granularity) != MCOLL_SUCCESS) goto fail;
     memory_account(team->symm.size, 1);
@@ -223,7 +253,14 @@ void mcoll_team_destroy(mcoll_team *team)
     mcoll_multicast_release(team);
     if (team->epochs) CU_WARN(cuMemFree(team->epochs));
     if (team->stream) CU_WARN(cuStreamDestroy(team->stream));
-    if (team->context) CU_WARN(cuDevicePrimaryCtxRelease(team->cu_device));
+    if (team->context) {
+        /* pick_device made this context current for want of one: leave the thread as it found it,
+         * not holding a context whose last reference may go now (the next team would take it for
+         * the caller's and use it unretained). */
+        CUcontext current = NULL;
+        if (mcoll_cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == team->context) CU_WARN(cuCtxSetCurrent(NULL));
+        CU_WARN(cuDevicePrimaryCtxRelease(team->cu_device));
+    }
     if (team->comm != MPI_COMM_NULL && team->comm) PMPI_Comm_free(&team->comm);
     free(team);
 }

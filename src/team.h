@@ -11,6 +11,9 @@
 
 typedef enum { MCOLL_HANDLE_POSIX_FD = 0, MCOLL_HANDLE_FABRIC = 1 } mcoll_handle_kind;
 
+/* Where this rank's part of the last mcoll_handle_allgather failed (MCOLL_SHARE_OK: it did not). */
+typedef enum { MCOLL_SHARE_OK = 0, MCOLL_SHARE_EXPORT, MCOLL_SHARE_IMPORT, MCOLL_SHARE_EXCHANGE } mcoll_share_failure;
+
 /* Symmetric memory: this rank's allocation and the unicast views of every rank's. */
 typedef struct {
     size_t size;                                  /* bytes per rank (granularity multiple) */
@@ -48,6 +51,8 @@ typedef struct mcoll_team {
     mcoll_dev_team dev;          /* what the kernels get */
     mcoll_engine engine;         /* MCOLL_ENGINE_UNICAST or MCOLL_ENGINE_NVLS */
     char nvls_reason[160];
+    mcoll_share_failure share_failure; /* set by mcoll_handle_allgather: this rank's failing step */
+    CUresult share_error;        /* and its error (CUDA_ERROR_OPERATING_SYSTEM for the socket exchange) */
 } mcoll_team;
 
 /* Collective over `comm`. On failure every rank returns the same error and holds nothing. */
@@ -74,7 +79,8 @@ int mcoll_team_agree(MPI_Comm comm, int ok);
 
 /* Share memory or multicast handles: ranks with have_mine set export `mine` (others pass 0);
  * imported[i] receives rank i's handle where it had one (have_imported[i] = 1), the caller's own
- * included only when import_self is set. Collective; on failure nothing stays imported. */
+ * included only when import_self is set. Collective; on failure nothing stays imported, and
+ * team->share_failure / share_error say which step of this rank failed (if one did). */
 mcoll_result mcoll_handle_allgather(mcoll_team *team, int have_mine, CUmemGenericAllocationHandle mine,
                                     int import_self, CUmemGenericAllocationHandle *imported,
                                     int *have_imported);

@@ -120,13 +120,19 @@ static void add(MPI_Datatype type, const char *name, unsigned ops)
 {
     size_t i = slot_of(type);
     int size = 0;
+    MPI_Aint lb, extent, true_lb, true_extent;
     if (type == MPI_DATATYPE_NULL || mcoll_typeinfo_lookup(type)) return; /* aliases: one entry */
     if (table_used + 1 >= TABLE_SLOTS / 2) return;                         /* not reached */
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS || PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
+        return;
     while (table[i].name) i = (i + 1) & (TABLE_SLOTS - 1);
     table[i].type = type;
     table[i].name = name;
     table[i].size = size;
+    table[i].extent = extent;
+    table[i].true_lb = true_lb;
+    table[i].true_extent = true_extent;
     table[i].ops = ops;
     table_used++;
 }

@@ -21,7 +21,9 @@ enum {
 typedef struct {
     MPI_Datatype type;
     const char *name;   /* "MPI_FLOAT" */
-    int size;           /* bytes; predefined types are contiguous: extent = true extent = size */
+    int size;           /* bytes of data */
+    MPI_Aint extent;    /* pair types (MPI_DOUBLE_INT, ...) have padding: extent > size */
+    MPI_Aint true_lb, true_extent;
     unsigned ops;       /* bit i set: built-in op i applies */
 } mcoll_type_info;
 

@@ -24,7 +24,12 @@ ifeq ($(HAVE_FORTRAN),yes)
 FORTRAN_PROGS = $(patsubst $(srcdir)/tests/fortran/%.f90,$(B)/tests/fortran/%,$(FORTRAN_SRCS))
 endif
 
-TEST_PROGRAMS = $(UNIT_PROGS) $(MPI_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
+# MPI programs that are not linked to mcoll (tests/mpi/test_preload.sh puts it in front of MPI
+# with LD_PRELOAD).
+PLAIN_SRCS = $(wildcard $(srcdir)/tests/mpi/plain/*.c)
+PLAIN_PROGS = $(patsubst $(srcdir)/tests/mpi/plain/%.c,$(B)/tests/mpi/plain/%,$(PLAIN_SRCS))
+
+TEST_PROGRAMS = $(UNIT_PROGS) $(MPI_PROGS) $(PLAIN_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
 TEST_CFLAGS = $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -I$(srcdir)/tests
 
 $(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
@@ -34,6 +39,10 @@ $(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
 $(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(SHARED_LINK)
+
+$(B)/tests/mpi/plain/%: $(srcdir)/tests/mpi/plain/%.c
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) $< -o $@ $(LDFLAGS)
 
 $(B)/tests/contract/model/%.o: $(srcdir)/tests/contract/model/%.c
 	@mkdir -p $(@D)

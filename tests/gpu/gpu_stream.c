@@ -22,33 +22,10 @@
 #include "common/prep.h"
 #include "common/report.h"
 #include "common/setup.h"
+#include "common/suite.h"
 #include "mcoll.h"
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* A varied list of calls: collective, datatype, op, count, root, in place and alignment all
- * move on from one call to the next. */
-static coll_case mixed_case(int i, int size)
-{
-    static const coll_kind kinds[] = {COLL_ALLREDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER, COLL_REDUCE};
-    static const struct { type_id type; op_id op; } reductions[] = {
-        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_MAX}, {TT_INT32, OP_BXOR}, {TT_UINT64, OP_PROD},
-        {TT_DOUBLE, OP_MIN}, {TT_FLOAT16, OP_SUM}, {TT_INT64, OP_BAND}, {TT_UINT32, OP_BOR}};
-    static const size_t counts[] = {1023, 65539, 7, 1};
-    coll_case c;
-    c.kind = kinds[i % (int)LEN(kinds)];
-    c.type = type_get(reductions[i % (int)LEN(reductions)].type);
-    c.op = op_get(reductions[i % (int)LEN(reductions)].op);
-    c.count = counts[(i / 2) % (int)LEN(counts)];
-    c.root = i % size;
-    /* In place where MPI allows it; reduce_scatter in place is not what these cases are about. */
-    c.in_place = i % 3 == 0 && c.kind != COLL_BCAST && c.kind != COLL_REDUCE_SCATTER;
-    c.misalign = i % 2;
-    c.null_recv = 0;
-    c.mem = MEM_DEVICE;
-    if (c.kind == COLL_REDUCE_SCATTER || c.kind == COLL_ALLGATHER) c.count = c.count / (size_t)size + 1;
-    return c;
-}
 
 /* Allocate every prepared call; collective agreement. */
 static int alloc_all(coll_prep *preps, const coll_case *cases, coll_api *const *apis, int n)
@@ -120,7 +97,7 @@ static void burst(coll_api *api, int ncalls, int rounds)
     apis = calloc((size_t)ncalls, sizeof *apis);
     if (preps && cases && apis) {
         for (i = 0; i < ncalls; i++) {
-            cases[i] = mixed_case(i, api->size);
+            cases[i] = suite_mixed(i, api->size);
             apis[i] = api;
         }
         if (alloc_all(preps, cases, apis, ncalls))
@@ -161,7 +138,7 @@ static void graph_replay(coll_api *api, int replays)
     if (!case_begin("%s/graph/calls=%d/replays=%d", api->name, CALLS, replays)) return;
     seed = case_seed();
     for (i = 0; i < CALLS; i++) {
-        cases[i] = mixed_case(i, api->size);
+        cases[i] = suite_mixed(i, api->size);
         cases[i].in_place = 0; /* a replay must not feed on its own output */
         apis[i] = api;
     }
@@ -218,7 +195,7 @@ static void interleaved(const char *name, coll_api *a, coll_api *b, int pairs)
     }
     if (preps && cases && apis) {
         for (i = 0; i < n; i++) {
-            cases[i] = mixed_case(i / 2 + (i % 2) * 3, a->size);
+            cases[i] = suite_mixed(i / 2 + (i % 2) * 3, a->size);
             apis[i] = i % 2 ? b : a;
         }
         if (alloc_all(preps, cases, apis, n) && load_all(preps, n, case_seed())) {
@@ -254,7 +231,7 @@ static void CUDART_CB hold_stream(void *arg)
 /* Stream-ordered means enqueue and return: with the stream held, calls must come back at once. */
 static void returns_at_once(coll_api *api)
 {
-    coll_case c = mixed_case(0, api->size);
+    coll_case c = suite_mixed(0, api->size);
     coll_api *apis[1];
     coll_prep p;
     gate g;
@@ -311,7 +288,7 @@ static void other_streams(mcoll_comm *mc)
         if (i == 2 && !nonblocking) break;
         api_native(&api, streams[i].name, MPI_COMM_WORLD, mc, streams[i].stream);
         for (k = 0; k < 3; k++) {
-            c = mixed_case(k, api.size);
+            c = suite_mixed(k, api.size);
             case_run(&api, &c);
         }
     }

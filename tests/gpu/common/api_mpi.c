@@ -24,7 +24,7 @@ static int mpi_issue(coll_api *api, const coll_call *call)
     MPI_Op op = call->op ? op_mpi(call->op) : MPI_OP_NULL;
     int count = (int)call->count, rc = MPI_ERR_OTHER, len = 0;
     char text[MPI_MAX_ERROR_STRING];
-    void *send = (void *)call->sendbuf;
+    const void *send = call->sendbuf;
 
     if (call->count > INT_MAX) {
         case_fail("count %zu does not fit an MPI int", call->count);

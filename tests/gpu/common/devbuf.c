@@ -6,10 +6,10 @@
 #include "reference.h"
 #include "report.h"
 
-int cuda_check(int err, const char *what)
+int cuda_check(cudaError_t err, const char *what)
 {
     if (err == cudaSuccess) return 0;
-    case_fatal("%s: %s (%s)", what, cudaGetErrorString((cudaError_t)err), cudaGetErrorName((cudaError_t)err));
+    case_fatal("%s: %s (%s)", what, cudaGetErrorString(err), cudaGetErrorName(err));
     return -1;
 }
 

@@ -10,6 +10,7 @@
 #define GPU_DEVBUF_H
 
 #include <stddef.h>
+#include <cuda_runtime_api.h>
 
 #define DEVBUF_GUARD 256
 #define DEVBUF_CANARY 0xA5
@@ -40,6 +41,6 @@ int devbuf_poison(devbuf *b, size_t at, size_t n);
 int devbuf_check_guards(const devbuf *b, const char *what);
 
 /* Record a CUDA error (fatal) with what was being done; returns 0 for success, -1 otherwise. */
-int cuda_check(int err, const char *what);
+int cuda_check(cudaError_t err, const char *what);
 
 #endif /* GPU_DEVBUF_H */

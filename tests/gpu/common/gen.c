@@ -15,57 +15,63 @@ void gen_init(gen_ctx *g, const test_type *type, const test_op *op, int nranks, 
     g->op = op;
     g->nranks = nranks;
     g->key = gen_mix(seed ^ gen_mix(((uint64_t)type->id << 8) | (op ? (uint64_t)op->id + 1 : 0)));
+    g->kind = op ? (int)op->id : -1;
+    g->mask = type_mask(type);
+    g->top = (uint64_t)1 << (8 * type->size - 1);
+}
+
+static inline uint64_t hash_of(const gen_ctx *g, int rank, size_t index)
+{
+    return gen_mix(g->key ^ (((uint64_t)index << 8) | (unsigned)rank));
 }
 
 /* 1 when `rank` holds the extreme value of element `index` for min and max. */
-static int owns_extreme(const gen_ctx *g, int rank, size_t index)
+static inline int owns_extreme(const gen_ctx *g, int rank, size_t index)
 {
-    return index % 2 == 0 && (size_t)rank == (index / 2) % (size_t)g->nranks;
+    return (index & 1) == 0 && (size_t)rank == (index / 2) % (size_t)g->nranks;
 }
 
-static double float_value(const gen_ctx *g, int rank, size_t index, uint64_t h)
+static inline double float_value(const gen_ctx *g, int rank, size_t index, uint64_t h)
 {
     double u = (double)(h >> 11) * 0x1p-53; /* [0, 1) from the top 53 bits */
     int negative = (int)(h >> 3) & 1;
-    double x;
-    switch (g->op ? g->op->id : OP_SUM) {
-    case OP_PROD: x = 1.0 + (u - 0.5) / 8.0; break;
+    switch (g->kind) {
+    case OP_PROD: return 1.0 + (u - 0.5) / 8.0;
     case OP_MIN:
     case OP_MAX:
-        if (owns_extreme(g, rank, index)) x = g->op->id == OP_MIN ? -(150.0 + 49.0 * u) : 150.0 + 49.0 * u;
-        else x = negative ? -(1.0 + 99.0 * u) : 1.0 + 99.0 * u;
-        break;
-    default: x = negative ? -(0.5 + u) : 0.5 + u; break;
+        if (owns_extreme(g, rank, index)) return g->kind == OP_MIN ? -(150.0 + 49.0 * u) : 150.0 + 49.0 * u;
+        return negative ? -(1.0 + 99.0 * u) : 1.0 + 99.0 * u;
+    default: return negative ? -(0.5 + u) : 0.5 + u;
     }
-    return type_round(g->type, x);
 }
 
-static uint64_t int_value(const gen_ctx *g, int rank, size_t index, uint64_t h)
+static inline uint64_t int_value(const gen_ctx *g, int rank, size_t index, uint64_t h)
 {
     const test_type *t = g->type;
-    uint64_t mask = type_mask(t), r = h >> 8, own_bit, x, top = (uint64_t)1 << (8 * t->size - 1);
-    unsigned bits = 8u * (unsigned)t->size;
+    uint64_t mask = g->mask, top = g->top, r = h >> 8, x;
+    /* Element sizes are powers of two: the bit number wraps with a mask. */
+    uint64_t own_bit = (uint64_t)1 << ((index + (size_t)rank) & (8 * t->size - 1));
     int negative = (int)h & 1;
 
-    own_bit = (uint64_t)1 << ((index + (size_t)rank) % bits);
-    switch (g->op ? g->op->id : OP_BXOR) {
+    switch (g->kind) {
     case OP_SUM:
         if (!t->is_signed) break;
         x = 1 + r % ((uint64_t)1 << (t->size >= 8 ? 40 : t->size >= 4 ? 20 : 10));
         return negative ? (uint64_t)0 - x : x;
     case OP_PROD:
-        x = 1 + r % (t->size >= 8 ? 1023u : t->is_signed ? 3u : 7u);
+        /* Magnitudes of at least 2: a product of +-1s would equal the poison pattern (-1). */
+        x = 2 + r % (t->size >= 8 ? 1022u : t->is_signed ? 2u : 6u);
         return negative && t->is_signed ? (uint64_t)0 - x : x;
     case OP_MIN:
     case OP_MAX:
         if (!owns_extreme(g, rank, index)) break;
         /* Near the limits: a kernel comparing with the wrong signedness picks the wrong one. */
-        if (g->op->id == OP_MIN) x = t->is_signed ? top + r % 16 : 1 + r % 16;
+        if (g->kind == OP_MIN) x = t->is_signed ? top + r % 16 : 1 + r % 16;
         else x = (t->is_signed ? top - 1 : mask) - 1 - r % 16;
         return t->is_signed ? ((x & mask) ^ top) - top : x;
     case OP_BAND: x = ~(h & gen_mix(h) & gen_mix(h + 1)) & mask & ~own_bit; goto extend;
     case OP_BOR: x = ((h & gen_mix(h) & gen_mix(h + 1)) & mask) | own_bit; goto extend;
-    case OP_BXOR: break;
+    default: break;
     }
     x = h & mask;
     if (!x) x = own_bit;
@@ -75,15 +81,39 @@ extend:
 
 tvalue gen_value(const gen_ctx *g, int rank, size_t index)
 {
-    uint64_t h = gen_mix(g->key ^ (((uint64_t)index << 8) | (unsigned)rank));
     tvalue v = {0, 0};
-    if (type_is_float(g->type)) v.f = float_value(g, rank, index, h);
-    else v.u = int_value(g, rank, index, h);
+    gen_values(g, rank, index, 1, &v.f, &v.u);
     return v;
+}
+
+void gen_values(const gen_ctx *g, int rank, size_t first, size_t count, double *f, uint64_t *u)
+{
+    size_t j;
+    switch (g->type->format) {
+    case FMT_F32:
+        for (j = 0; j < count; j++) f[j] = (double)(float)float_value(g, rank, first + j, hash_of(g, rank, first + j));
+        return;
+    case FMT_F64:
+        for (j = 0; j < count; j++) f[j] = float_value(g, rank, first + j, hash_of(g, rank, first + j));
+        return;
+    case FMT_F16:
+    case FMT_BF16: /* rounded to the type, so the reference sees what the GPU reads */
+        for (j = 0; j < count; j++) f[j] = type_round(g->type, float_value(g, rank, first + j, hash_of(g, rank, first + j)));
+        return;
+    case FMT_INT:
+        for (j = 0; j < count; j++) u[j] = int_value(g, rank, first + j, hash_of(g, rank, first + j));
+        return;
+    }
 }
 
 void gen_fill(const gen_ctx *g, int rank, size_t first, size_t count, void *buf)
 {
-    size_t j;
-    for (j = 0; j < count; j++) type_store(g->type, buf, j, gen_value(g, rank, first + j));
+    double f[GEN_CHUNK];
+    uint64_t u[GEN_CHUNK];
+    size_t done, n;
+    for (done = 0; done < count; done += n) {
+        n = count - done < GEN_CHUNK ? count - done : GEN_CHUNK;
+        gen_values(g, rank, first + done, n, f, u);
+        type_store_many(g->type, (unsigned char *)buf + done * g->type->size, n, f, u);
+    }
 }

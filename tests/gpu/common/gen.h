@@ -5,7 +5,7 @@
  *   sum          floats +-[0.5, 1.5); signed integers +-[1, 2^20] (2^40 for 64 bits, no
  *                overflow); unsigned integers the full range (sums wrap, as in C);
  *   prod         floats in [15/16, 17/16) (no overflow at any rank count); integers small
- *                (+-1..3, 64-bit up to +-1023; products wrap);
+ *                but not 1 (+-2..3, unsigned 2..7, 64-bit up to +-1023; products wrap);
  *   min, max     random over a wide range; on even indices one rank, rotating with the index,
  *                holds the extreme (integers: near the type's limit), so every rank's data
  *                decides some elements;
@@ -25,12 +25,22 @@ typedef struct {
     const test_op *op; /* NULL: plain data (bcast, allgather) */
     int nranks;
     uint64_t key;
+    /* derived by gen_init, for the inner loops */
+    int kind;          /* op id, or -1 for plain data */
+    uint64_t mask;     /* all bits of an integer element */
+    uint64_t top;      /* its sign bit */
 } gen_ctx;
 
 uint64_t gen_mix(uint64_t x);
 void gen_init(gen_ctx *g, const test_type *type, const test_op *op, int nranks, uint64_t seed);
 tvalue gen_value(const gen_ctx *g, int rank, size_t index);
+/* Values of `rank` at indices first .. first + count - 1: f[] for floating types, u[] for
+ * integers (the other may be NULL). */
+void gen_values(const gen_ctx *g, int rank, size_t first, size_t count, double *f, uint64_t *u);
 /* buf[j] = value of `rank` at index first + j, stored as the type. */
 void gen_fill(const gen_ctx *g, int rank, size_t first, size_t count, void *buf);
+
+/* Elements the bulk helpers handle at a time (on the stack). */
+#define GEN_CHUNK 1024
 
 #endif /* GPU_GEN_H */

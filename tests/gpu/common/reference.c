@@ -3,6 +3,15 @@
 #include <stdio.h>
 #include "reference.h"
 
+/* The GPU's error bound plus this reference's own (it rounds in double too). */
+static double tolerance(const gen_ctx *g, double result, double magnitude)
+{
+    int n = g->nranks;
+    if (g->op->id == OP_SUM) return (n * type_unit_roundoff(g->type) + (n - 1) * 0x1p-53) * magnitude;
+    if (g->op->id == OP_PROD) return ((n + 1) * type_unit_roundoff(g->type) + n * 0x1p-53) * fabs(result);
+    return 0;
+}
+
 static expect reduce_float(const gen_ctx *g, size_t index)
 {
     expect e;
@@ -20,9 +29,7 @@ static expect reduce_float(const gen_ctx *g, size_t index)
     }
     e.value.u = 0;
     e.value.f = acc;
-    if (op == OP_SUM) e.tol = n * type_unit_roundoff(g->type) * magnitude;
-    else if (op == OP_PROD) e.tol = (n + 1) * type_unit_roundoff(g->type) * fabs(acc);
-    else e.tol = 0;
+    e.tol = tolerance(g, acc, magnitude);
     return e;
 }
 
@@ -85,14 +92,75 @@ static void add_total(char *why, size_t len, size_t bad, size_t count, const cha
     if (bad > 1 && used < len) snprintf(why + used, len - used, " (%zu of %zu %s)", bad, count, what);
 }
 
+/* acc[j] = acc[j] op x[j] for the ranks after the first, as reduce_float / reduce_int do. */
+static void combine(const gen_ctx *g, size_t n, double *acc, double *magnitude, const double *x, uint64_t *uacc,
+                    const uint64_t *ux)
+{
+    size_t j;
+    if (type_is_float(g->type)) {
+        for (j = 0; j < n; j++) magnitude[j] += fabs(x[j]);
+        switch (g->op->id) {
+        case OP_SUM: for (j = 0; j < n; j++) acc[j] += x[j]; break;
+        case OP_PROD: for (j = 0; j < n; j++) acc[j] *= x[j]; break;
+        case OP_MIN: for (j = 0; j < n; j++) acc[j] = x[j] < acc[j] ? x[j] : acc[j]; break;
+        case OP_MAX: for (j = 0; j < n; j++) acc[j] = x[j] > acc[j] ? x[j] : acc[j]; break;
+        default: break;
+        }
+        return;
+    }
+    switch (g->op->id) {
+    case OP_SUM: for (j = 0; j < n; j++) uacc[j] += ux[j]; break;
+    case OP_PROD: for (j = 0; j < n; j++) uacc[j] *= ux[j]; break;
+    case OP_MIN: for (j = 0; j < n; j++) if (int_less(g->type, ux[j], uacc[j])) uacc[j] = ux[j]; break;
+    case OP_MAX: for (j = 0; j < n; j++) if (int_less(g->type, uacc[j], ux[j])) uacc[j] = ux[j]; break;
+    case OP_BAND: for (j = 0; j < n; j++) uacc[j] &= ux[j]; break;
+    case OP_BOR: for (j = 0; j < n; j++) uacc[j] |= ux[j]; break;
+    case OP_BXOR: for (j = 0; j < n; j++) uacc[j] ^= ux[j]; break;
+    }
+}
+
+/* Compare n loaded elements with the expected ones; the first mismatch overall is described. */
+static size_t compare(const test_type *t, size_t base, size_t n, const double *got, const uint64_t *ugot,
+                      const double *want, const double *tol, const uint64_t *uwant, size_t bad, char *why, size_t len)
+{
+    size_t j;
+    for (j = 0; j < n; j++) {
+        tvalue g, w;
+        expect e;
+        g.f = got ? got[j] : 0;
+        g.u = ugot ? ugot[j] : 0;
+        w.f = want ? want[j] : 0;
+        w.u = uwant ? uwant[j] & type_mask(t) : 0;
+        e.value = w;
+        e.tol = tol ? tol[j] : 0;
+        if (ref_matches(t, g, e)) continue;
+        if (!bad++) describe(t, base + j, g, e, why, len);
+    }
+    return bad;
+}
+
 size_t ref_check_reduced(const gen_ctx *g, const void *out, size_t first, size_t count, char *why, size_t len)
 {
-    size_t j, bad = 0;
-    for (j = 0; j < count; j++) {
-        tvalue got = type_load(g->type, out, j);
-        expect want = ref_reduce(g, first + j);
-        if (ref_matches(g->type, got, want)) continue;
-        if (!bad++) describe(g->type, j, got, want, why, len);
+    double acc[GEN_CHUNK], magnitude[GEN_CHUNK], x[GEN_CHUNK], got[GEN_CHUNK];
+    uint64_t uacc[GEN_CHUNK], ux[GEN_CHUNK], ugot[GEN_CHUNK];
+    const test_type *t = g->type;
+    int is_float = type_is_float(t), r;
+    size_t done, n, j, bad = 0;
+
+    for (done = 0; done < count; done += n) {
+        n = count - done < GEN_CHUNK ? count - done : GEN_CHUNK;
+        gen_values(g, 0, first + done, n, acc, uacc);
+        if (is_float)
+            for (j = 0; j < n; j++) magnitude[j] = fabs(acc[j]);
+        for (r = 1; r < g->nranks; r++) {
+            gen_values(g, r, first + done, n, x, ux);
+            combine(g, n, acc, magnitude, x, uacc, ux);
+        }
+        if (is_float)
+            for (j = 0; j < n; j++) magnitude[j] = tolerance(g, acc[j], magnitude[j]);
+        type_load_many(t, (const unsigned char *)out + done * t->size, n, got, ugot);
+        bad = is_float ? compare(t, done, n, got, NULL, acc, magnitude, NULL, bad, why, len)
+                       : compare(t, done, n, NULL, ugot, NULL, NULL, uacc, bad, why, len);
     }
     add_total(why, len, bad, count, "elements wrong");
     return bad;
@@ -100,14 +168,17 @@ size_t ref_check_reduced(const gen_ctx *g, const void *out, size_t first, size_t
 
 size_t ref_check_data(const gen_ctx *g, int rank, const void *out, size_t first, size_t count, char *why, size_t len)
 {
-    size_t j, bad = 0;
-    for (j = 0; j < count; j++) {
-        tvalue got = type_load(g->type, out, j);
-        expect want;
-        want.value = gen_value(g, rank, first + j);
-        want.tol = 0;
-        if (ref_matches(g->type, got, want)) continue;
-        if (!bad++) describe(g->type, j, got, want, why, len);
+    double want[GEN_CHUNK], got[GEN_CHUNK];
+    uint64_t uwant[GEN_CHUNK], ugot[GEN_CHUNK];
+    const test_type *t = g->type;
+    size_t done, n, bad = 0;
+
+    for (done = 0; done < count; done += n) {
+        n = count - done < GEN_CHUNK ? count - done : GEN_CHUNK;
+        gen_values(g, rank, first + done, n, want, uwant);
+        type_load_many(t, (const unsigned char *)out + done * t->size, n, got, ugot);
+        bad = type_is_float(t) ? compare(t, done, n, got, NULL, want, NULL, NULL, bad, why, len)
+                               : compare(t, done, n, NULL, ugot, NULL, NULL, uwant, bad, why, len);
     }
     add_total(why, len, bad, count, "elements wrong");
     return bad;

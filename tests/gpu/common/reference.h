@@ -4,7 +4,8 @@
  * min and max are exact for every type. Floating sums may differ from the reference by at most
  * nranks * u * sum(|x|), products by (nranks + 1) * u * |result|, with u the unit roundoff of the
  * type (2^-24 float, 2^-53 double, 2^-11 float16, 2^-8 bfloat16): the bound of any summation
- * order with the final rounding to the type, whether 16-bit types accumulate in float or not.
+ * order with the final rounding to the type, whether 16-bit types accumulate in float or not;
+ * the bound also allows for the reference's own rounding (it sums in double).
  * Poisoned (never written) float elements read as NaN and never match. */
 #ifndef GPU_REFERENCE_H
 #define GPU_REFERENCE_H

@@ -234,3 +234,19 @@ void suite_subset(coll_api *api)
             case_run(api, &c);
         }
 }
+
+coll_case suite_mixed(int i, int size)
+{
+    static const coll_kind kinds[] = {COLL_ALLREDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER, COLL_REDUCE};
+    static const struct { type_id type; op_id op; } reductions[] = {
+        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_MAX}, {TT_INT32, OP_BXOR}, {TT_UINT64, OP_PROD},
+        {TT_DOUBLE, OP_MIN}, {TT_FLOAT16, OP_SUM}, {TT_INT64, OP_BAND}, {TT_UINT32, OP_BOR}};
+    static const size_t counts[] = {1023, 65539, 7, 1};
+    coll_case c;
+    c = make(kinds[i % (int)LEN(kinds)], type_get(reductions[i % (int)LEN(reductions)].type),
+             op_get(reductions[i % (int)LEN(reductions)].op), counts[(i / 2) % (int)LEN(counts)], i % size, 0, i % 2);
+    /* In place where MPI allows it; reduce_scatter in place is not what these sequences are about. */
+    c.in_place = i % 3 == 0 && c.kind != COLL_BCAST && c.kind != COLL_REDUCE_SCATTER;
+    if (c.kind == COLL_REDUCE_SCATTER || c.kind == COLL_ALLGATHER) c.count = c.count / (size_t)size + 1;
+    return c;
+}

@@ -8,6 +8,7 @@
 #define GPU_SUITE_H
 
 #include "api.h"
+#include "prep.h"
 
 /* Every datatype x every op that applies. */
 void suite_allreduce(coll_api *api);
@@ -22,5 +23,9 @@ void suite_allgather(coll_api *api);
 void suite_large(coll_api *api, int with_int);
 /* A small cross-section of all the above, for sub-communicators. */
 void suite_subset(coll_api *api);
+
+/* Call i of a varied sequence: collective, datatype, op, count, root, in place and alignment
+ * all move on from one call to the next (for bursts, graphs and interleaving). */
+coll_case suite_mixed(int i, int size);
 
 #endif /* GPU_SUITE_H */

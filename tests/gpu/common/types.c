@@ -95,10 +95,10 @@ tvalue type_load(const test_type *t, const void *buf, size_t i)
     double d;
 
     switch (t->format) {
-    case FMT_F32: memcpy(&f, p, 4); v.f = f; return v;
+    case FMT_F32: memcpy(&f, p, 4); v.f = (double)f; return v;
     case FMT_F64: memcpy(&d, p, 8); v.f = d; return v;
-    case FMT_F16: memcpy(&b16, p, 2); v.f = half_to_float(b16); return v;
-    case FMT_BF16: memcpy(&b16, p, 2); v.f = bf16_to_float(b16); return v;
+    case FMT_F16: memcpy(&b16, p, 2); v.f = (double)half_to_float(b16); return v;
+    case FMT_BF16: memcpy(&b16, p, 2); v.f = (double)bf16_to_float(b16); return v;
     case FMT_INT: break;
     }
     switch (t->size) {
@@ -134,12 +134,63 @@ void type_store(const test_type *t, void *buf, size_t i, tvalue v)
     }
 }
 
+void type_load_many(const test_type *t, const void *buf, size_t count, double *f, uint64_t *u)
+{
+    const unsigned char *p = buf;
+    size_t i;
+    float x;
+    double d;
+    uint16_t h;
+    uint32_t w;
+    switch (t->format) {
+    case FMT_F32: for (i = 0; i < count; i++) { memcpy(&x, p + 4 * i, 4); f[i] = (double)x; } return;
+    case FMT_F64: for (i = 0; i < count; i++) { memcpy(&d, p + 8 * i, 8); f[i] = d; } return;
+    case FMT_F16: for (i = 0; i < count; i++) { memcpy(&h, p + 2 * i, 2); f[i] = (double)half_to_float(h); } return;
+    case FMT_BF16: for (i = 0; i < count; i++) { memcpy(&h, p + 2 * i, 2); f[i] = (double)bf16_to_float(h); } return;
+    case FMT_INT: break;
+    }
+    if (t->size == 4) {
+        for (i = 0; i < count; i++) {
+            memcpy(&w, p + 4 * i, 4);
+            u[i] = t->is_signed ? (uint64_t)(int64_t)(int32_t)w : w;
+        }
+    } else if (t->size == 8) {
+        memcpy(u, p, 8 * count);
+    } else {
+        for (i = 0; i < count; i++) u[i] = type_load(t, buf, i).u;
+    }
+}
+
+void type_store_many(const test_type *t, void *buf, size_t count, const double *f, const uint64_t *u)
+{
+    unsigned char *p = buf;
+    size_t i;
+    float x;
+    uint16_t h;
+    uint32_t w;
+    tvalue v;
+    switch (t->format) {
+    case FMT_F32: for (i = 0; i < count; i++) { x = (float)f[i]; memcpy(p + 4 * i, &x, 4); } return;
+    case FMT_F64: memcpy(p, f, 8 * count); return;
+    case FMT_F16: for (i = 0; i < count; i++) { h = half_from_float((float)f[i]); memcpy(p + 2 * i, &h, 2); } return;
+    case FMT_BF16: for (i = 0; i < count; i++) { h = bf16_from_float((float)f[i]); memcpy(p + 2 * i, &h, 2); } return;
+    case FMT_INT: break;
+    }
+    if (t->size == 4) {
+        for (i = 0; i < count; i++) { w = (uint32_t)u[i]; memcpy(p + 4 * i, &w, 4); }
+    } else if (t->size == 8) {
+        memcpy(p, u, 8 * count);
+    } else {
+        for (i = 0; i < count; i++) { v.f = 0; v.u = u[i]; type_store(t, buf, i, v); }
+    }
+}
+
 double type_round(const test_type *t, double x)
 {
     switch (t->format) {
-    case FMT_F32: return (float)x;
-    case FMT_F16: return half_to_float(half_from_float((float)x));
-    case FMT_BF16: return bf16_to_float(bf16_from_float((float)x));
+    case FMT_F32: return (double)(float)x;
+    case FMT_F16: return (double)half_to_float(half_from_float((float)x));
+    case FMT_BF16: return (double)bf16_to_float(bf16_from_float((float)x));
     case FMT_F64:
     case FMT_INT: break;
     }

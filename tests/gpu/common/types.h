@@ -45,6 +45,10 @@ typedef struct {
 
 tvalue type_load(const test_type *t, const void *buf, size_t i);
 void type_store(const test_type *t, void *buf, size_t i, tvalue v);
+/* The same for `count` elements at once: floating types use f[], integers u[] (the other array
+ * may be NULL). These are the loops the large cases spend their time in. */
+void type_load_many(const test_type *t, const void *buf, size_t count, double *f, uint64_t *u);
+void type_store_many(const test_type *t, void *buf, size_t count, const double *f, const uint64_t *u);
 /* The value `x` becomes when stored as `t` (rounded to nearest). */
 double type_round(const test_type *t, double x);
 /* Text for a value: the number and the raw bits. */

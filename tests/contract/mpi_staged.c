@@ -1,0 +1,328 @@
+/* The staged path on "device" buffers of the contract driver (cuMemAlloc'ed memory that the
+ * model reports as device memory), under mpirun: every intercepted collective, every
+ * predefined datatype and built-in op, in and out of place, mixed host and device buffers,
+ * messages cut into pipelined chunks (MCOLL_STAGE_CHUNK=64K here), a derived datatype with
+ * gaps, and a thread with no current context, each compared bitwise with the same call made
+ * through PMPI_* on host copies. The GPU engines are off (MCOLL_ENGINE=staged) and the MPI is
+ * taken as not CUDA-aware (MCOLL_CUDA_AWARE=0).
+ *
+ * This program defines PMPI_Allreduce, PMPI_Bcast, ... itself, so mcoll (linked statically)
+ * calls these, which check with the model that no argument is device memory before calling
+ * the MPI library's. At the end: no rule of the driver contract broken, and after MPI_Finalize
+ * no stream, event or pinned buffer of mcoll left alive. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdint.h>
+#include "common/colltest.h"
+#include "contract/model/contract.h"
+
+static const mcoll_driver *cu;
+static long device_pointers_to_mpi;
+
+/* ---------------------------------------------------------------------------------------------
+ * PMPI hooks: what reaches the MPI library
+ * ------------------------------------------------------------------------------------------- */
+static void check_host(const char *call, const void *p)
+{
+    unsigned type = 0;
+    CUpointer_attribute a = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    void *data = &type;
+    if (!p || p == MPI_IN_PLACE) return;
+    if (cu->cuPointerGetAttributes(1, &a, &data, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+        type == CU_MEMORYTYPE_DEVICE) {
+        fprintf(stderr, "FAIL: device pointer %p passed to %s\n", p, call);
+        device_pointers_to_mpi++;
+    }
+}
+
+#define REAL(name, type) static type real_##name;                                              \
+    if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
+
+typedef int (*allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*bcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+typedef int (*rsb_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*rs_fn)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+
+int PMPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
+{
+    REAL(PMPI_Allreduce, allreduce_fn);
+    check_host("PMPI_Allreduce", s); check_host("PMPI_Allreduce", r);
+    return real_PMPI_Allreduce(s, r, n, t, o, c);
+}
+int PMPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c)
+{
+    REAL(PMPI_Bcast, bcast_fn);
+    check_host("PMPI_Bcast", b);
+    return real_PMPI_Bcast(b, n, t, root, c);
+}
+int PMPI_Reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, int root, MPI_Comm c)
+{
+    REAL(PMPI_Reduce, reduce_fn);
+    check_host("PMPI_Reduce", s); check_host("PMPI_Reduce", r);
+    return real_PMPI_Reduce(s, r, n, t, o, root, c);
+}
+int PMPI_Reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
+{
+    REAL(PMPI_Reduce_scatter_block, rsb_fn);
+    check_host("PMPI_Reduce_scatter_block", s); check_host("PMPI_Reduce_scatter_block", r);
+    return real_PMPI_Reduce_scatter_block(s, r, n, t, o, c);
+}
+int PMPI_Reduce_scatter(const void *s, void *r, const int *n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
+{
+    REAL(PMPI_Reduce_scatter, rs_fn);
+    check_host("PMPI_Reduce_scatter", s); check_host("PMPI_Reduce_scatter", r);
+    return real_PMPI_Reduce_scatter(s, r, n, t, o, c);
+}
+int PMPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c)
+{
+    REAL(PMPI_Allgather, allgather_fn);
+    check_host("PMPI_Allgather", s); check_host("PMPI_Allgather", r);
+    return real_PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Buffers: device memory of the model, or host memory for the mixed cases
+ * ------------------------------------------------------------------------------------------- */
+static int host_next; /* mixed memory: which of the next two allocations is host memory */
+
+static int is_device(const void *p)
+{
+    unsigned type = 0;
+    CUpointer_attribute a = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    void *data = &type;
+    return cu->cuPointerGetAttributes(1, &a, &data, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+           type == CU_MEMORYTYPE_DEVICE;
+}
+
+/* The test's own driver calls need a context even while the thread has none current. */
+static CUcontext test_ctx;
+static CUcontext borrow(void)
+{
+    CUcontext cur = NULL;
+    cu->cuCtxGetCurrent(&cur);
+    if (!cur) cu->cuCtxSetCurrent(test_ctx);
+    return cur;
+}
+static void give_back(CUcontext cur)
+{
+    if (!cur) cu->cuCtxSetCurrent(NULL);
+}
+
+static void *d_alloc(size_t n)
+{
+    CUdeviceptr p = 0;
+    CUcontext cur = borrow();
+    if (cu->cuMemAlloc(&p, n ? n : 1) != CUDA_SUCCESS) {
+        fprintf(stderr, "cuMemAlloc(%zu) failed\n", n);
+        abort();
+    }
+    give_back(cur);
+    return (void *)(uintptr_t)p;
+}
+static void d_release(void *p)
+{
+    CUcontext cur = borrow();
+    if (is_device(p)) cu->cuMemFree((CUdeviceptr)(uintptr_t)p);
+    else free(p);
+    give_back(cur);
+}
+static void d_put(void *d, const void *h, size_t n)
+{
+    CUcontext cur = borrow();
+    if (!is_device(d)) memcpy(d, h, n);
+    else if (n) cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)d, h, n, NULL);
+    give_back(cur);
+}
+static void d_get(void *h, const void *d, size_t n)
+{
+    CUcontext cur = borrow();
+    if (!is_device(d)) memcpy(h, d, n);
+    else if (n) cu->cuMemcpyDtoHAsync(h, (CUdeviceptr)(uintptr_t)d, n, NULL);
+    give_back(cur);
+}
+/* Alternates: send buffer on the host and receive buffer on the device, or the reverse. */
+static void *m_alloc(size_t n)
+{
+    int host = host_next;
+    host_next = !host_next;
+    return host ? malloc(n ? n : 1) : d_alloc(n);
+}
+
+/* Device memory on even ranks, host memory on odd ones: ranks disagree about staging. */
+static void *r_alloc(size_t n)
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank % 2 ? malloc(n ? n : 1) : d_alloc(n);
+}
+
+static const colltest_mem device_mem = {d_alloc, d_release, d_put, d_get};
+static const colltest_mem mixed_mem = {m_alloc, d_release, d_put, d_get};
+static const colltest_mem by_rank_mem = {r_alloc, d_release, d_put, d_get};
+
+static int violations;
+static void checkpoint(void)
+{
+    violations += mcoll_contract_violations();
+    if (mcoll_contract_violations()) mcoll_contract_violations_print(stderr);
+    mcoll_contract_reset(); /* keeps the call log short */
+}
+
+static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int *a = (int *)in, *b = (int *)inout, i, k;
+    (void)dt;
+    for (i = 0; i < *len; i++)
+        for (k = 0; k < 3; k++) b[i * 6 + k * 2] += a[i * 6 + k * 2];
+}
+
+int main(int argc, char **argv)
+{
+    ct_type types[64];
+    const char *const *op_names;
+    const MPI_Op *ops;
+    int ntypes, nops, t, o, rank, size, rc, all;
+    static const int counts[] = {0, 1, 33};
+    CUcontext ctx;
+    CUdevice dev;
+    MPI_Comm split;
+
+    /* Settings are read once, at MPI_Init. */
+    setenv("MCOLL_ENGINE", "staged", 1);
+    setenv("MCOLL_CUDA_AWARE", "0", 1);
+    setenv("MCOLL_STAGE_CHUNK", "64K", 1);
+    mcoll_contract_install();
+    cu = mcoll_contract_driver();
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* What the CUDA runtime does for a program: the device's primary context, current. */
+    cu->cuDeviceGet(&dev, rank % 8);
+    cu->cuDevicePrimaryCtxRetain(&ctx, dev);
+    cu->cuCtxSetCurrent(ctx);
+    test_ctx = ctx;
+    ntypes = ct_types(types);
+    ops = ct_ops(&nops, &op_names);
+
+    /* Every datatype and op, device buffers, small counts */
+    for (t = 0; t < ntypes; t++) {
+        for (o = 0; o < nops; o++) {
+            int c;
+            for (c = 0; c < 3; c++) ct_check_reductions(&device_mem, MPI_COMM_WORLD, &types[t], ops[o], op_names[o], counts[c]);
+        }
+        ct_check_movers(&device_mem, MPI_COMM_WORLD, &types[t], 1);
+        ct_check_movers(&device_mem, MPI_COMM_WORLD, &types[t], 33);
+        checkpoint();
+    }
+    /* Chunked and pipelined: several chunks, a last short one, odd sizes, in and out of place */
+    for (t = 0; t < ntypes; t++) {
+        int big = (int)((200u << 10) / (unsigned)types[t].size) + 7;
+        if (types[t].type != MPI_INT && types[t].type != MPI_DOUBLE && types[t].type != MCOLL_BFLOAT16 &&
+            types[t].type != MPI_DOUBLE_INT && types[t].type != MPI_CHAR)
+            continue;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MAX, "MAX", big, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MIN, "MIN", big, 1, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], MPI_MAX, "MAX", big, 0, 1);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], MPI_MIN, "MIN", big, 1, 2);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 3 % size);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_RSB, &types[t], MPI_MAX, "MAX", big / 4, 1, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_RS, &types[t], MPI_MAX, "MAX", big / 4, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", big / 4, 1, 0);
+        ct_check(&mixed_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MAX, "MAX", big, 0, 0);
+        /* Only some ranks stage: all still cut the call into the same chunks. */
+        ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MAX, "MAX", big, 0, 0);
+        ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], MPI_MIN, "MIN", big, 1, 1);
+        ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 1);
+        ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 0);
+        checkpoint();
+    }
+    /* Mixed host and device buffers in one call, both ways round */
+    for (t = 0; t < ntypes; t++) {
+        if (types[t].type != MPI_INT && types[t].type != MCOLL_FLOAT16 && types[t].type != MPI_2INT) continue;
+        for (o = 0; o < nops; o++) {
+            host_next = 0;
+            ct_check_reductions(&mixed_mem, MPI_COMM_WORLD, &types[t], ops[o], op_names[o], 5);
+            host_next = 1;
+            ct_check_reductions(&mixed_mem, MPI_COMM_WORLD, &types[t], ops[o], op_names[o], 5);
+        }
+        host_next = 0;
+        ct_check_movers(&mixed_mem, MPI_COMM_WORLD, &types[t], 9);
+        host_next = 1;
+        ct_check_movers(&mixed_mem, MPI_COMM_WORLD, &types[t], 9);
+        checkpoint();
+    }
+    /* A split communicator, and an intercommunicator between the two halves of world */
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
+    MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+    for (t = 0; t < ntypes; t++)
+        if (types[t].type == MPI_FLOAT) {
+            ct_check_reductions(&device_mem, split, &types[t], MPI_SUM, "SUM", 17);
+            ct_check_movers(&device_mem, split, &types[t], 17);
+        }
+    {
+        MPI_Comm inter;
+        MPI_Intercomm_create(split, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 11, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        for (t = 0; t < ntypes; t++)
+            if (types[t].type == MPI_INT || types[t].type == MPI_SHORT_INT) {
+                ct_check_inter(&device_mem, inter, rank % 2 == 0, &types[t], MPI_MAX, "MAX", 9);
+                ct_check_inter(&device_mem, inter, rank % 2 == 1, &types[t], MPI_MAXLOC, "MAXLOC", 20000);
+                ct_check_inter(&mixed_mem, inter, rank % 2 == 1, &types[t], MPI_MAX, "MAX", 5);
+            }
+        MPI_Comm_free(&inter);
+    }
+    MPI_Comm_free(&split);
+    checkpoint();
+    /* A datatype with gaps: the gaps of the device buffer keep their contents */
+    {
+        MPI_Datatype vec, r;
+        MPI_Op op;
+        ct_type v = {MPI_DATATYPE_NULL, "vector(3,1,2) of MPI_INT", K_INT, 24};
+        MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+        MPI_Type_create_resized(vec, 0, 24, &r);
+        MPI_Type_commit(&r);
+        MPI_Op_create(int_sum, 1, &op);
+        v.type = r;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_BCAST, &v, MPI_OP_NULL, "-", 5, 0, 1);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_BCAST, &v, MPI_OP_NULL, "-", 20000, 0, 0); /* chunked */
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, &v, MPI_OP_NULL, "-", 3, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &v, op, "user sum", 4, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &v, op, "user sum", 20000, 1, 0); /* chunked */
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE, &v, op, "user sum", 4, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_RS, &v, op, "user sum", 2, 1, 0);
+        MPI_Op_free(&op);
+        MPI_Type_free(&vec);
+        MPI_Type_free(&r);
+        checkpoint();
+    }
+    /* A thread with no current context: mcoll uses the buffer's primary context, then leaves
+     * the thread as it found it. */
+    {
+        CUcontext now = (CUcontext)1;
+        cu->cuCtxSetCurrent(NULL);
+        for (t = 0; t < ntypes; t++)
+            if (types[t].type == MPI_DOUBLE) ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_SUM, "SUM", 100, 0, 0);
+        cu->cuCtxGetCurrent(&now);
+        if (now != NULL) CT_FAIL("the context made current for staging was left current");
+        cu->cuCtxSetCurrent(ctx);
+        checkpoint();
+    }
+
+    rc = ct_finish("mpi_staged");
+    if (device_pointers_to_mpi) CT_FAIL("%ld device pointers reached PMPI", device_pointers_to_mpi);
+    if (violations) CT_FAIL("%d violations of the driver contract", violations);
+    MPI_Finalize();
+    /* Everything mcoll allocated for staging is gone. */
+    if (mcoll_contract_live("stream") || mcoll_contract_live("event") || mcoll_contract_live("host_memory")) {
+        mcoll_contract_live_print(stderr);
+        CT_FAIL("staging resources still alive after MPI_Finalize");
+    }
+    if (mcoll_contract_live("device_memory")) CT_FAIL("device buffers of the test leaked");
+    cu->cuDevicePrimaryCtxRelease(dev);
+    all = rc || ct_failures;
+    if (rank == 0 && !all) printf("mpi_staged: PASS\n");
+    return all;
+}

@@ -1,0 +1,30 @@
+! The same entry points through mpif.h: Allreduce in and out of place, Bcast, Barrier; prints
+! PASS. (Every call of one routine passes arguments of one type and rank: without an explicit
+! interface, gfortran insists on that.)
+program fortran_mpif
+  implicit none
+  include 'mpif.h'
+  integer :: ierr, rank, nprocs, errs, x, y
+  integer :: a(3)
+
+  errs = 0
+  call MPI_INIT(ierr)
+  call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, nprocs, ierr)
+  x = rank
+  call MPI_ALLREDUCE(x, y, 1, MPI_INTEGER, MPI_MAX, MPI_COMM_WORLD, ierr)
+  if (y /= nprocs - 1) errs = errs + 1
+  y = 2
+  call MPI_ALLREDUCE(MPI_IN_PLACE, y, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (y /= 2 * nprocs) errs = errs + 1
+  a = 0
+  if (rank == 0) a = (/ 3, 1, 4 /)
+  call MPI_BCAST(a, 3, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  if (any(a /= (/ 3, 1, 4 /))) errs = errs + 1
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  call MPI_ALLREDUCE(MPI_IN_PLACE, errs, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0 .and. errs == 0) print '(a)', 'PASS fortran_mpif'
+  if (rank == 0 .and. errs /= 0) print '(a)', 'FAIL fortran_mpif'
+  call MPI_FINALIZE(ierr)
+  if (errs /= 0) stop 1
+end program fortran_mpif

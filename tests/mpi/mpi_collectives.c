@@ -1,0 +1,128 @@
+/* Every intercepted collective on host buffers, for every predefined datatype and every
+ * built-in op, in and out of place, on world, split and duplicated communicators, compared
+ * bitwise with the same call made through PMPI_* (return class included: a pair the MPI refuses
+ * must be refused alike and leave the buffers alone). Also large messages (above the staging
+ * chunk), a derived datatype with gaps, and a user-defined op. */
+#include "common/colltest.h"
+
+static void *h_alloc(size_t n) { return malloc(n); }
+static void h_release(void *p) { free(p); }
+static void h_put(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+static void h_get(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+static const colltest_mem host_mem = {h_alloc, h_release, h_put, h_get};
+
+static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    /* The vector type below: 3 ints at stride 2; the gaps are not touched. */
+    int *a = (int *)in, *b = (int *)inout, i, k;
+    (void)dt;
+    for (i = 0; i < *len; i++)
+        for (k = 0; k < 3; k++) b[i * 6 + k * 2] += a[i * 6 + k * 2];
+}
+
+/* A vector datatype (gaps between elements): broadcast, allgather, and allreduce with a
+ * user-defined op, each against PMPI; a built-in op on it is refused alike. */
+static void derived_types(MPI_Comm comm)
+{
+    MPI_Datatype vec;
+    MPI_Op op;
+    ct_type t = {MPI_DATATYPE_NULL, "vector(3,1,2) of MPI_INT", K_INT, 0};
+    MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Op_create(int_sum, 1, &op);
+    t.type = vec;
+    MPI_Type_size(vec, &t.size);
+    {
+        /* ct_check sizes buffers by size; a vector's extent is larger, so use a resized view. */
+        MPI_Datatype r;
+        MPI_Type_create_resized(vec, 0, 24, &r);
+        MPI_Type_commit(&r);
+        t.type = r;
+        t.size = 24;
+        ct_check(&host_mem, comm, CT_BCAST, &t, MPI_OP_NULL, "-", 5, 0, 1);
+        ct_check(&host_mem, comm, CT_ALLGATHER, &t, MPI_OP_NULL, "-", 3, 0, 0);
+        ct_check(&host_mem, comm, CT_ALLGATHER, &t, MPI_OP_NULL, "-", 3, 1, 0);
+        ct_check(&host_mem, comm, CT_ALLREDUCE, &t, op, "user sum", 4, 0, 0);
+        ct_check(&host_mem, comm, CT_ALLREDUCE, &t, op, "user sum", 4, 1, 0);
+        ct_check(&host_mem, comm, CT_REDUCE, &t, op, "user sum", 4, 0, 0);
+        ct_check(&host_mem, comm, CT_RSB, &t, op, "user sum", 2, 0, 0);
+        ct_check(&host_mem, comm, CT_RS, &t, op, "user sum", 2, 1, 0);
+        ct_check(&host_mem, comm, CT_ALLREDUCE, &t, MPI_SUM, "SUM", 4, 0, 0);
+        MPI_Type_free(&r);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&vec);
+}
+
+int main(int argc, char **argv)
+{
+    ct_type types[64];
+    const char *const *op_names;
+    const MPI_Op *ops;
+    int ntypes, nops, t, o, c, rank, provided;
+    static const int counts[] = {0, 1, 33};
+    MPI_Comm split, dup;
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    ct_verbose = getenv("CT_VERBOSE") != NULL;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    ntypes = ct_types(types);
+    ops = ct_ops(&nops, &op_names);
+
+    /* Every datatype x op on world. */
+    for (t = 0; t < ntypes; t++) {
+        for (o = 0; o < nops; o++)
+            for (c = 0; c < 3; c++) ct_check_reductions(&host_mem, MPI_COMM_WORLD, &types[t], ops[o], op_names[o], counts[c]);
+        for (c = 0; c < 3; c++) ct_check_movers(&host_mem, MPI_COMM_WORLD, &types[t], counts[c]);
+    }
+    /* A few on split and duplicated communicators. */
+    for (t = 0; t < ntypes; t++) {
+        if (types[t].type != MPI_INT && types[t].type != MPI_DOUBLE && types[t].type != MCOLL_FLOAT16 &&
+            types[t].type != MPI_2INT)
+            continue;
+        for (o = 0; o < nops; o++) {
+            ct_check_reductions(&host_mem, split, &types[t], ops[o], op_names[o], 5);
+            ct_check_reductions(&host_mem, dup, &types[t], ops[o], op_names[o], 5);
+        }
+        ct_check_movers(&host_mem, split, &types[t], 9);
+        ct_check_movers(&host_mem, dup, &types[t], 9);
+    }
+    /* Larger than the staging chunk (MCOLL_STAGE_CHUNK, 4 MiB by default). */
+    for (t = 0; t < ntypes; t++) {
+        int big = (5 << 20) / types[t].size + 3;
+        if (types[t].type == MPI_INT || types[t].type == MPI_DOUBLE) {
+            ct_check(&host_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_SUM, "SUM", big, 0, 0);
+            ct_check(&host_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MAX, "MAX", big, 1, 0);
+            ct_check(&host_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], MPI_SUM, "SUM", big, 0, 2);
+            ct_check(&host_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 3);
+            ct_check(&host_mem, MPI_COMM_WORLD, CT_RSB, &types[t], MPI_SUM, "SUM", big / 4, 0, 0);
+            ct_check(&host_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", big / 4, 0, 0);
+        }
+    }
+    derived_types(MPI_COMM_WORLD);
+    derived_types(split);
+    /* Intercommunicator between the two halves of world */
+    {
+        MPI_Comm inter;
+        MPI_Intercomm_create(split, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 11, &inter);
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        for (t = 0; t < ntypes; t++)
+            if (types[t].type == MPI_INT || types[t].type == MCOLL_FLOAT16 || types[t].type == MPI_DOUBLE_INT) {
+                ct_check_inter(&host_mem, inter, rank % 2 == 0, &types[t], MPI_MAX, "MAX", 7);
+                ct_check_inter(&host_mem, inter, rank % 2 == 1, &types[t], MPI_MINLOC, "MINLOC", 0);
+                ct_check_inter(&host_mem, inter, rank % 2 == 1, &types[t], MPI_MINLOC, "MINLOC", 3);
+            }
+        MPI_Comm_free(&inter);
+    }
+
+    MPI_Comm_free(&split);
+    MPI_Comm_free(&dup);
+    c = ct_finish("mpi_collectives");
+    MPI_Finalize();
+    return c;
+}

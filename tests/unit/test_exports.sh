@@ -1,0 +1,44 @@
+#!/bin/sh
+# The shared library exports the C and Fortran MPI entry points it intercepts and the mcoll_*
+# API of include/mcoll.h, and nothing else (no internal mcoll_* function or table).
+BUILD=${BUILD:-$(pwd)/build}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+LIB=$BUILD/lib/libmcoll.so
+[ -f "$LIB" ] || { echo "skip: $LIB not built"; exit 77; }
+command -v nm >/dev/null 2>&1 || { echo "skip: nm not found"; exit 77; }
+
+exported=$(nm -D --defined-only "$LIB" | awk '{print $3}' | sort)
+fail=0
+need() {
+    echo "$exported" | grep -qx "$1" || { echo "FAIL: $1 is not exported"; fail=1; }
+}
+
+for f in Init Init_thread Finalize Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Barrier; do
+    need "MPI_$f"
+    lower=$(echo "mpi_$f" | tr 'A-Z' 'a-z')
+    upper=$(echo "MPI_$f" | tr 'a-z' 'A-Z')
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"
+done
+
+# Every API function of mcoll.h that the library defines, and the 16-bit datatype handles.
+api=$(grep -oE '\bmcoll_[a-z0-9_]+ *\(' "$SRCDIR/include/mcoll.h" | tr -d ' (' | sort -u)
+defined=$(nm --defined-only "$BUILD/lib/libmcoll.a" 2>/dev/null | awk '$2 == "T" {print $3}' | sort -u)
+for f in $api; do
+    if echo "$defined" | grep -qx "$f"; then need "$f"; fi
+done
+need MCOLL_FLOAT16
+need MCOLL_BFLOAT16
+
+# Nothing else: internal functions and tables stay hidden.
+for s in $exported; do
+    case "$s" in
+        MPI_*|mpi_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
+        *) echo "$api" | grep -qx "$s" || { echo "FAIL: internal symbol $s is exported"; fail=1; } ;;
+    esac
+done
+for s in mcoll_cu mcoll_log_print mcoll_settings_get mcoll_driver_load mcoll_pmpi_run mcoll_classify; do
+    echo "$exported" | grep -qx "$s" && { echo "FAIL: $s is exported"; fail=1; }
+done
+
+[ $fail -eq 0 ] && echo "exports: $(echo "$exported" | wc -l) symbols, all expected"
+exit $fail
