@@ -1,7 +1,7 @@
 /* Failures during team creation, against the contract driver, under mpirun (2 to 8 ranks).
- * Every case runs with fabric handles and with POSIX descriptors, and fails one call on ONE rank
- * (0, 1 and the last rank in turn; rank 0 alone for the calls only rank 0 makes), with each
- * error the CUDA documents list for that call.
+ * Each case fails one call on ONE rank (0, 1 and the last rank in turn; rank 0 alone for the calls
+ * only rank 0 makes), with each error the CUDA documents list for that call, and runs with fabric
+ * handles and again with POSIX descriptors (the fabric-handle probe with fabric handles only).
  *
  * Multicast steps: cuMulticastGetGranularity (the MINIMUM, then the RECOMMENDED query),
  * cuMulticastCreate, the export and the import of the multicast handle, cuMulticastAddDevice,
@@ -16,6 +16,10 @@
  * own allocation and of a peer's, the export, and the import of the first and of the last peer's
  * handle: mcoll_comm_create returns the same error on every rank, nothing is left alive, nothing
  * breaks a rule, and the next mcoll_comm_create, without faults, builds a multicast team.
+ *
+ * Fabric-handle probe (a granule created with fabric handles and exported, before the team picks
+ * its handle kind): its cuMemCreate or export fails on one rank: every rank uses POSIX
+ * descriptors, the team still runs NVLS, and the probe leaves nothing behind.
  *
  * Also: a device without multicast support, and multicast switched off by the configuration:
  * unicast on every rank and not one cuMulticast* call.
@@ -69,10 +73,15 @@ typedef enum {
     NTH_FIRST_AFTER_BIND,    /* the first after cuMulticastBindMem: the multicast range */
     NTH_FIRST_AFTER_IMPORT,  /* the first after the first import: the first peer slot */
     NTH_LAST_SYMMETRIC,      /* the last before the multicast object's turn: the last peer */
-    NTH_LAST_IMPORT_BEFORE_MAP /* the last import before the peer slots are mapped */
+    NTH_LAST_IMPORT_BEFORE_MAP, /* the last import before the peer slots are mapped */
+    NTH_LAST_BEFORE_OWN_MAP, /* the last before the rank maps its own allocation */
+    NTH_FIRST_AFTER_OWN_MAP  /* the first after the rank mapped its own allocation */
 } nth_rule;
 
-typedef enum { MULTICAST_STEP, SYMMETRIC_STEP } step_kind;
+/* Where a failure lands: the fabric-handle probe (fabric handles only; every rank then uses
+ * POSIX descriptors), the multicast object (every rank runs unicast) or the symmetric memory
+ * (mcoll_comm_create fails on every rank). */
+typedef enum { PROBE_STEP, MULTICAST_STEP, SYMMETRIC_STEP } step_kind;
 
 typedef struct {
     const char *label;
@@ -96,6 +105,7 @@ static int nth_from_log(const fault_site *s)
     long bind = log_find("cuMulticastBindMem", 0);
     long import = log_find("cuMemImportFromShareableHandle", 0);
     long peer_map = log_find("cuMemMap", import);
+    long own_map = log_find("cuMemMap", 0);
     switch (s->nth) {
     case NTH_FIRST: return 1;
     case NTH_SECOND: return 2;
@@ -104,12 +114,19 @@ static int nth_from_log(const fault_site *s)
     case NTH_FIRST_AFTER_IMPORT: return log_count(s->call, 0, import) + 1;
     case NTH_LAST_SYMMETRIC: return log_count(s->call, 0, add);
     case NTH_LAST_IMPORT_BEFORE_MAP: return log_count(s->call, 0, peer_map);
+    case NTH_LAST_BEFORE_OWN_MAP: return log_count(s->call, 0, own_map);
+    case NTH_FIRST_AFTER_OWN_MAP: return log_count(s->call, 0, own_map) + 1;
     }
     return 1;
 }
 
 /* label, call, which invocation, step, rank 0 only, errors, next step's call, its count */
 static const fault_site sites[] = {
+    /* The fabric-handle probe: every rank uses POSIX descriptors instead. */
+    {"cuMemCreate of the fabric-handle probe", "cuMemCreate", NTH_FIRST, PROBE_STEP, 0,
+     errors_mem_create, NULL, 0},
+    {"export of the fabric-handle probe", "cuMemExportToShareableHandle", NTH_FIRST, PROBE_STEP, 0,
+     errors_share, NULL, 0},
     /* Multicast: every rank falls back to unicast together. */
     {"cuMulticastGetGranularity (MINIMUM)", "cuMulticastGetGranularity", NTH_FIRST, MULTICAST_STEP, 0,
      errors_granularity, "cuMulticastCreate", 0},
@@ -132,7 +149,7 @@ static const fault_site sites[] = {
     {"cuMemSetAccess of the multicast range", "cuMemSetAccess", NTH_FIRST_AFTER_BIND, MULTICAST_STEP, 0,
      errors_access, NULL, 0},
     /* Symmetric memory: mcoll_comm_create fails on every rank. */
-    {"cuMemCreate", "cuMemCreate", NTH_FIRST, SYMMETRIC_STEP, 0,
+    {"cuMemCreate", "cuMemCreate", NTH_LAST_BEFORE_OWN_MAP, SYMMETRIC_STEP, 0,
      errors_mem_create, NULL, 0},
     {"cuMemAddressReserve of the symmetric range", "cuMemAddressReserve", NTH_FIRST, SYMMETRIC_STEP, 0,
      errors_reserve, NULL, 0},
@@ -140,7 +157,7 @@ static const fault_site sites[] = {
      errors_map, NULL, 0},
     {"cuMemSetAccess of the own allocation", "cuMemSetAccess", NTH_FIRST, SYMMETRIC_STEP, 0,
      errors_access, NULL, 0},
-    {"export of the own allocation", "cuMemExportToShareableHandle", NTH_FIRST, SYMMETRIC_STEP, 0,
+    {"export of the own allocation", "cuMemExportToShareableHandle", NTH_FIRST_AFTER_OWN_MAP, SYMMETRIC_STEP, 0,
      errors_share, NULL, 0},
     {"import of the first peer's allocation", "cuMemImportFromShareableHandle", NTH_FIRST, SYMMETRIC_STEP, 0,
      errors_share, NULL, 0},
@@ -279,6 +296,48 @@ static void multicast_fault(int site, int fabric, int fail_rank, CUresult err, m
     case_end(name);
 }
 
+static void probe_fault(int site, int fail_rank, CUresult err)
+{
+    const fault_site *s = &sites[site];
+    const char *error = mcoll_contract_error_name(err);
+    mcoll_config config = team_config(MCOLL_TRISTATE_AUTO);
+    mcoll_comm *comm = NULL;
+    mcoll_comm_info_t info;
+    char name[256];
+
+    snprintf(name, sizeof name, "POSIX descriptors: %s fails with %s on rank %d", s->label, error, fail_rank);
+    case_begin();
+    use_fabric(1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    mcoll_contract_reset();
+    if (world_rank == fail_rank) CHECK(mcoll_contract_fail(s->call, nth_of[1][site], err) == 0);
+    mcoll_result rc = mcoll_comm_create(MPI_COMM_WORLD, &config, &comm);
+    mcoll_contract_fail_clear();
+
+    long injected = -1;
+    CHECK(log_injected(0, &injected) == (world_rank == fail_rank));
+    if (world_rank == fail_rank) CHECK(log_is(injected, s->call) && injected < log_find("cuMemMap", 0));
+    CHECK(rc == MCOLL_SUCCESS && comm);
+    CHECK(all_ranks(rc == MCOLL_SUCCESS));
+    if (rc == MCOLL_SUCCESS && comm) {
+        CHECK(mcoll_comm_info(comm, &info) == MCOLL_SUCCESS);
+        CHECK(strcmp(info.handle_type, "posix-fd") == 0);  /* on every rank, not only the failing one */
+        CHECK(info.engine == MCOLL_ENGINE_NVLS);
+        /* The team's memory and multicast object use descriptors; the probe left nothing. */
+        long own = log_find("cuMemMap", 0), created = -1;
+        for (long i = log_find("cuMemCreate", 0); i >= 0 && i < own; i = log_find("cuMemCreate", i + 1)) created = i;
+        CHECK(log_arg(created, "handleTypes", 0) == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+        CHECK(log_arg(log_find("cuMulticastCreate", 0), "handleTypes", CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ==
+              CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+        CHECK(mcoll_contract_live("allocation") == 1);
+        CHECK(mcoll_comm_destroy(comm) == MCOLL_SUCCESS);
+    }
+    CHECK(mcoll_contract_live_objects() == 0);
+    CHECK(mcoll_contract_live("context") == 0);
+    CHECK(mcoll_contract_violations() == 0);
+    case_end(name);
+}
+
 static void symmetric_fault(int site, int fabric, int fail_rank, CUresult err)
 {
     const fault_site *s = &sites[site];
@@ -365,6 +424,10 @@ int main(int argc, char **argv)
         const fault_site *s = &sites[site];
         for (int e = 0; s->errors[e]; e++) {
             for (int r = 0; r < (s->rank0_only ? 1 : nranks); r++) {
+                if (s->kind == PROBE_STEP) {
+                    probe_fault(site, ranks[r], s->errors[e]);
+                    continue;
+                }
                 for (int fabric = 1; fabric >= 0; fabric--) {
                     if (s->kind == MULTICAST_STEP) {
                         /* Configurations asking for multicast (on) and leaving it to mcoll (auto). */

@@ -11,6 +11,7 @@
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
+#   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP=2 (the pinned-host fallback path)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
 #   sanitizer  compute-sanitizer memcheck on gpu_native -q at NP=2 (or the smallest NP)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
@@ -32,8 +33,8 @@
 # nvidia-smi), MCOLL_DEBUG (default WARN), CONFIGURE_ARGS (extra ./configure arguments).
 set -u
 
-ALL_STEPS="build guard native stream mpi errors split sanitizer bench"
-GPU_STEPS="native stream mpi errors split sanitizer bench"
+ALL_STEPS="build guard native stream mpi errors split staged sanitizer bench"
+GPU_STEPS="native stream mpi errors split staged sanitizer bench"
 NPS="2 4"
 STEPS=$ALL_STEPS
 PROG_ARGS=()
@@ -231,6 +232,7 @@ fi
 mpi_cmd() { # np: the mpirun prefix every GPU program runs under
     MPI=("$MPIRUN" --allow-run-as-root -np "$1" --bind-to none
          -x "LD_PRELOAD=$GUARD" -x NCCL_NVLS_ENABLE -x MCOLL_DEBUG -x MCOLL_TEST_REQUIRE_GUARD=1)
+    if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
 }
 
 # gpu_step STEP NP PROGRAM ARGS...: the common checks, then the program under mpirun.
@@ -252,16 +254,22 @@ for step in native stream mpi errors split; do
             record split "$np" SKIP 0 "needs 4 ranks"
             continue
         fi
-        gpu_step $step "$np" "$BUILD/tests/gpu/gpu_$step" "${PROG_ARGS[@]}"
+        gpu_step $step "$np" "$BUILD/tests/gpu/gpu_$step" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
 done
 
 smallest=$(for np in $NPS; do echo "$np"; done | sort -n | head -n 1)
 largest=$(for np in $NPS; do [ "$np" -le "$NGPUS" ] && echo "$np"; done | sort -n | tail -n 1)
+small_np=2
+case " $NPS " in *" 2 "*) ;; *) small_np=$smallest ;; esac
+
+if selected staged; then
+    # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
+    MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+fi
 
 if selected sanitizer; then
-    np=2
-    case " $NPS " in *" 2 "*) ;; *) np=$smallest ;; esac
+    np=$small_np
     sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
     if [ ! -x "$sanitizer" ]; then
         record sanitizer "$np" SKIP 0 "no compute-sanitizer"

@@ -39,6 +39,9 @@ int case_end(void);
 /* A seed for the current case's data: differs per case, same on every rank. */
 uint64_t case_seed(void);
 
+/* Wall-clock seconds (C11 timespec_get), for durations. */
+double wall_seconds(void);
+
 /* Print an information line (rank 0 only, prefixed with "# "). */
 void say(const char *fmt, ...);
 
