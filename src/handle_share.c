@@ -23,8 +23,7 @@ static void failed(mcoll_team *team, mcoll_share_failure step, CUresult rc)
 
 static int import_one(mcoll_team *team, void *shareable, CUmemGenericAllocationHandle *out)
 {
-    CUmemAllocationHandleType type = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
-                                                                               : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemAllocationHandleType type = mcoll_team_handle_type(team);
     CUresult rc = mcoll_cu.cuMemImportFromShareableHandle(out, shareable, type);
     if (rc != CUDA_SUCCESS) {
         MCOLL_WARN("cuMemImportFromShareableHandle failed: %s", mcoll_cu_errname(rc));

@@ -26,8 +26,7 @@ static CUmulticastObjectProp object_prop(const mcoll_team *team, size_t size)
     memset(&prop, 0, sizeof prop);
     prop.numDevices = (unsigned int)team->size;
     prop.size = size;
-    prop.handleTypes = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
-                                                                 : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop.handleTypes = mcoll_team_handle_type(team);
     return prop;
 }
 
@@ -100,7 +99,6 @@ mcoll_result mcoll_multicast_setup(mcoll_team *team)
     mcoll_multicast *mc = &team->mc;
     CUmemGenericAllocationHandle imported[MCOLL_MAX_RANKS];
     int have[MCOLL_MAX_RANKS];
-    CUmemAccessDesc access;
     CUresult rc = CUDA_SUCCESS;
 
     mc->size = team->symm.size;
@@ -145,11 +143,7 @@ mcoll_result mcoll_multicast_setup(mcoll_team *team)
     mc->mapped = rc == CUDA_SUCCESS;
     if (!agree_step(team, STEP_MAP, rc)) goto fail;
 
-    memset(&access, 0, sizeof access);
-    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    access.location.id = team->device;
-    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    rc = mcoll_cu.cuMemSetAccess(mc->va, mc->size, &access, 1);
+    rc = mcoll_set_access(team, mc->va, mc->size);
     if (!agree_step(team, STEP_ACCESS, rc)) goto fail;
 
     mc->active = 1;

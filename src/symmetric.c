@@ -4,16 +4,30 @@
 #include "checks.h"
 #include "team.h"
 
-static CUmemAllocationProp allocation_prop(const mcoll_team *team)
+CUmemAllocationProp mcoll_allocation_prop(const mcoll_team *team, CUmemAllocationHandleType handle_type)
 {
     CUmemAllocationProp prop;
     memset(&prop, 0, sizeof prop);
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     prop.location.id = team->device;
-    prop.requestedHandleTypes = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
-                                                                          : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop.requestedHandleTypes = handle_type;
     return prop;
+}
+
+CUmemAllocationHandleType mcoll_team_handle_type(const mcoll_team *team)
+{
+    return team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+}
+
+CUresult mcoll_set_access(const mcoll_team *team, CUdeviceptr va, size_t size)
+{
+    CUmemAccessDesc access;
+    memset(&access, 0, sizeof access);
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = team->device;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    return mcoll_cu.cuMemSetAccess(va, size, &access, 1);
 }
 
 /* Map `handle` at slot `i` and make it readable and writable from this rank's GPU. */
@@ -21,18 +35,13 @@ static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle
 {
     mcoll_symmetric *s = &team->symm;
     CUdeviceptr at = s->base + (CUdeviceptr)i * s->size;
-    CUmemAccessDesc access;
     CUresult rc = mcoll_cu.cuMemMap(at, s->size, 0, handle, 0);
     if (rc != CUDA_SUCCESS) {
         MCOLL_WARN("mapping the symmetric memory of local rank %d failed: %s", i, mcoll_cu_errname(rc));
         return 0;
     }
     s->mapped[i] = 1;
-    memset(&access, 0, sizeof access);
-    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    access.location.id = team->device;
-    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    rc = mcoll_cu.cuMemSetAccess(at, s->size, &access, 1);
+    rc = mcoll_set_access(team, at, s->size);
     if (rc != CUDA_SUCCESS) {
         MCOLL_WARN("access to the symmetric memory of local rank %d failed: %s (no NVLink/P2P path between the GPUs?)",
                    i, mcoll_cu_errname(rc));
@@ -44,7 +53,7 @@ static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle
 mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity)
 {
     mcoll_symmetric *s = &team->symm;
-    CUmemAllocationProp prop = allocation_prop(team);
+    CUmemAllocationProp prop = mcoll_allocation_prop(team, mcoll_team_handle_type(team));
     int ok = 1, i;
     CUresult rc;
 

@@ -88,11 +88,7 @@ static int fabric_usable(mcoll_team *team)
     size_t gran = 0;
     int ok;
     if (!attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED)) return 0;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = team->device;
-    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC;
+    prop = mcoll_allocation_prop(team, CU_MEM_HANDLE_TYPE_FABRIC);
     if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
         mcoll_cu.cuMemCreate(&handle, gran, &prop, 0) != CUDA_SUCCESS) {
         MCOLL_INFO("fabric handles: not permitted here (no IMEX channel?), using POSIX descriptors");
@@ -121,12 +117,7 @@ static size_t allocation_granularity(mcoll_team *team)
     CUmemAllocationProp prop;
     size_t gran = 0;
     uint64_t mine, all = 0;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = team->device;
-    prop.requestedHandleTypes = team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC
-                                                                          : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop = mcoll_allocation_prop(team, mcoll_team_handle_type(team));
     if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) != CUDA_SUCCESS)
         gran = 0;
     mine = gran;

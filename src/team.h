@@ -60,6 +60,12 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 /* Local: frees what the team holds (peers keep their own mappings alive until they free theirs). */
 void mcoll_team_destroy(mcoll_team *team);
 
+/* Properties of this rank's device memory exportable as `handle_type`, and the team's type. */
+CUmemAllocationProp mcoll_allocation_prop(const mcoll_team *team, CUmemAllocationHandleType handle_type);
+CUmemAllocationHandleType mcoll_team_handle_type(const mcoll_team *team);
+/* Read and write access from this rank's GPU to a mapped range. */
+CUresult mcoll_set_access(const mcoll_team *team, CUdeviceptr va, size_t size);
+
 /* Steps of team creation, each in its own file. All are collective and agree on status. */
 mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity);
 void mcoll_symmetric_destroy(mcoll_team *team);
