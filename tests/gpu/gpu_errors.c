@@ -192,7 +192,7 @@ int main(int argc, char **argv)
     gpu_opts opts;
     mcoll_result rc;
     coll_api api;
-    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 1023, 0, 0, 0, 0, MEM_DEVICE};
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 1023, 0, 0, 0, 0, MEM_DEVICE, 0};
     int status = harness_start(&argc, &argv, "gpu_errors", "native mcoll API: bad arguments", &opts), size;
     if (status >= 0) return status;
     MPI_Comm_size(MPI_COMM_WORLD, &size);

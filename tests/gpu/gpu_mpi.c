@@ -1,9 +1,9 @@
 /* MPI_* calls on device buffers through mcoll's plug-in, with an MPI that is not CUDA-aware
  * below: the same matrix as the native API (common/suite.h), a >= 1 GiB allreduce, 1000
  * calls back to back, MPI_COMM_WORLD and a duplicate alternating, host buffers (including the
- * 16-bit float types mcoll adds), calls the engines do not take (staged: MPI_SHORT, a
- * user-defined op, a strided datatype, MPI_Reduce_scatter with unequal counts, in-place
- * reduce_scatter_block), MPI_Barrier, and bad arguments (an error code back, no crash).
+ * 16-bit float types mcoll adds), calls the engines do not take, which must still be right
+ * (MPI_SHORT, a user-defined op, a strided datatype, MPI_Reduce_scatter with unequal counts),
+ * in-place reduce_scatter_block, MPI_Barrier, and bad arguments (an error code back, no crash).
  *   mpirun -np N gpu_mpi [-q] [-f FILTER] [-s SEED]             (NCCL_NVLS_ENABLE=0 required) */
 #include <stdio.h>
 #include <stdlib.h>

@@ -39,7 +39,7 @@ static void check_half_types(void)
 /* Many barriers back to back, then one collective: the barrier's epochs must not disturb it. */
 static void check_barriers(coll_api *api, int count)
 {
-    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 1023, 0, 0, 0, 0, MEM_DEVICE};
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 1023, 0, 0, 0, 0, MEM_DEVICE, 0};
     mcoll_result rc = MCOLL_SUCCESS;
     int i;
     if (case_begin("native/barrier/x%d", count)) {
@@ -60,7 +60,7 @@ static void check_small_config(cudaStream_t stream)
     mcoll_config config;
     mcoll_comm *mc;
     coll_api api;
-    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 0, 0, 0, 1, 0, MEM_DEVICE};
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 0, 0, 0, 1, 0, MEM_DEVICE, 0};
     size_t i;
 
     mcoll_config_init(&config);
@@ -88,7 +88,7 @@ static void check_small_config(cudaStream_t stream)
 /* Create, use and destroy communicators over a duplicate of MPI_COMM_WORLD several times. */
 static void check_lifecycle(cudaStream_t stream, int cycles)
 {
-    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 4099, 0, 0, 0, 0, MEM_DEVICE};
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 4099, 0, 0, 0, 0, MEM_DEVICE, 0};
     char name[64];
     MPI_Comm dup;
     mcoll_comm *mc;

@@ -59,12 +59,13 @@ int main(int argc, char **argv)
     ct_type types[64];
     const char *const *op_names;
     const MPI_Op *ops;
-    int ntypes, nops, t, o, c, rank, provided;
+    int ntypes, nops, t, o, c, rank, size, provided;
     static const int counts[] = {0, 1, 33};
     MPI_Comm split, dup;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     ct_verbose = getenv("CT_VERBOSE") != NULL;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
@@ -107,9 +108,12 @@ int main(int argc, char **argv)
     derived_types(MPI_COMM_WORLD);
     derived_types(split);
     /* Intercommunicator between the two halves of world */
-    {
-        MPI_Comm inter;
-        MPI_Intercomm_create(split, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 11, &inter);
+    if (size >= 2) {
+        MPI_Comm inter, halves;
+        /* Local leaders: world ranks 0 and 1 */
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &halves);
+        MPI_Intercomm_create(halves, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 11, &inter);
+        MPI_Comm_free(&halves);
         MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
         for (t = 0; t < ntypes; t++)
             if (types[t].type == MPI_INT || types[t].type == MCOLL_FLOAT16 || types[t].type == MPI_DOUBLE_INT) {

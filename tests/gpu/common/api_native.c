@@ -51,7 +51,7 @@ static int native_issue(coll_api *api, const coll_call *call)
 {
     char text[200];
     mcoll_result rc = native_enqueue(api->mc, api->stream, call);
-    if (rc == MCOLL_SUCCESS) return 0;
+    if (rc == MCOLL_SUCCESS) return cuda_check(cudaGetLastError(), "cudaGetLastError after the call");
     native_describe(rc, text, sizeof text);
     case_fail("mcoll_%s returned %d: %s", coll_name(call->kind), (int)rc, text);
     return -1;

@@ -15,6 +15,7 @@ void gen_init(gen_ctx *g, const test_type *type, const test_op *op, int nranks, 
     g->op = op;
     g->nranks = nranks;
     g->key = gen_mix(seed ^ gen_mix(((uint64_t)type->id << 8) | (op ? (uint64_t)op->id + 1 : 0)));
+    g->linear = 0;
     g->kind = op ? (int)op->id : -1;
     g->mask = type_mask(type);
     g->top = (uint64_t)1 << (8 * type->size - 1);
@@ -79,6 +80,26 @@ extend:
     return t->is_signed && t->size < 8 ? (x ^ top) - top : x;
 }
 
+void gen_linear_terms(const gen_ctx *g, size_t index, int64_t *base, int64_t *step)
+{
+    uint64_t h = gen_mix(g->key ^ ((uint64_t)index << 8));
+    int64_t sign = (h & 1) ? -1 : 1;
+    *base = sign * (int64_t)(1 + (h >> 8) % 1024);
+    *step = sign * (int64_t)(1 + (h >> 24) % 8);
+}
+
+static void linear_values(const gen_ctx *g, int rank, size_t first, size_t count, double *f, uint64_t *u)
+{
+    int64_t base, step;
+    size_t j;
+    for (j = 0; j < count; j++) {
+        gen_linear_terms(g, first + j, &base, &step);
+        if (!type_is_float(g->type)) u[j] = (uint64_t)(base + rank * step);
+        else if (g->type->format == FMT_F32 || g->type->format == FMT_F64) f[j] = (double)(base + rank * step); /* exact */
+        else f[j] = type_round(g->type, (double)(base + rank * step));
+    }
+}
+
 tvalue gen_value(const gen_ctx *g, int rank, size_t index)
 {
     tvalue v = {0, 0};
@@ -89,6 +110,10 @@ tvalue gen_value(const gen_ctx *g, int rank, size_t index)
 void gen_values(const gen_ctx *g, int rank, size_t first, size_t count, double *f, uint64_t *u)
 {
     size_t j;
+    if (g->linear) {
+        linear_values(g, rank, first, count, f, u);
+        return;
+    }
     switch (g->type->format) {
     case FMT_F32:
         for (j = 0; j < count; j++) f[j] = (double)(float)float_value(g, rank, first + j, hash_of(g, rank, first + j));

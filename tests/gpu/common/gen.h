@@ -12,7 +12,12 @@
  *   band, bor    mostly ones / mostly zeros, and every rank clears / sets its own bit of each
  *                element, so every rank changes the result;
  *   bxor, data   the full range (data: for bcast and allgather, op NULL).
- * Float values are rounded to the type, so the host reference sees exactly what the GPU reads. */
+ * Float values are rounded to the type, so the host reference sees exactly what the GPU reads.
+ *
+ * The linear pattern (set `linear` after gen_init) is for the > 1 GiB sums, where computing
+ * every rank's input for the reference would take far longer than the collective: element i of
+ * rank r is base(i) + r * step(i), small integers of one sign (|base| in 1..1024, |step| in
+ * 1..8), so the sum over ranks has a closed form and is exact in float, double and integers. */
 #ifndef GPU_GEN_H
 #define GPU_GEN_H
 
@@ -26,12 +31,15 @@ typedef struct {
     int nranks;
     uint64_t key;
     /* derived by gen_init, for the inner loops */
+    int linear;        /* 1: the linear pattern (see above) */
     int kind;          /* op id, or -1 for plain data */
     uint64_t mask;     /* all bits of an integer element */
     uint64_t top;      /* its sign bit */
 } gen_ctx;
 
 uint64_t gen_mix(uint64_t x);
+/* The linear pattern's base(i) and step(i). */
+void gen_linear_terms(const gen_ctx *g, size_t index, int64_t *base, int64_t *step);
 void gen_init(gen_ctx *g, const test_type *type, const test_op *op, int nranks, uint64_t seed);
 tvalue gen_value(const gen_ctx *g, int rank, size_t index);
 /* Values of `rank` at indices first .. first + count - 1: f[] for floating types, u[] for

@@ -81,6 +81,7 @@ int prep_load(coll_prep *p, uint64_t seed)
     int data_only = c->kind == COLL_BCAST || c->kind == COLL_ALLGATHER;
 
     gen_init(&p->gen, c->type, data_only ? NULL : c->op, p->size, seed);
+    p->gen.linear = c->linear;
     if (c->kind != COLL_BCAST || p->rank == c->root) gen_fill(&p->gen, p->rank, 0, p->in_elems, p->host_in);
     if (p->has_send && devbuf_put(&p->send, 0, p->host_in, p->in_elems * el)) return -1;
     if (p->has_recv && devbuf_poison(&p->recv, 0, p->recv_elems * el)) return -1;

@@ -21,6 +21,7 @@ typedef struct {
     int misalign;        /* 1: buffers start one element past an aligned address */
     int null_recv;       /* reduce: non-root ranks pass recvbuf = NULL */
     mem_kind mem;        /* device (cudaMalloc) or host buffers */
+    int linear;          /* the linear input pattern (gen.h), for the largest sums */
 } coll_case;
 
 typedef struct {

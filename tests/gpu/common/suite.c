@@ -51,19 +51,29 @@ static coll_case make(coll_kind kind, const test_type *type, const test_op *op, 
     c.misalign = misalign;
     c.null_recv = 0;
     c.mem = MEM_DEVICE;
+    c.linear = 0;
     return c;
 }
 
-/* Every count x variant of one collective, datatype and op. */
+/* From this count on a case costs tens of milliseconds (mostly the host reference). */
+#define LARGE_COUNT ((size_t)1 << 16)
+
+/* Every count x variant of one collective, datatype and op. Large counts run two variants
+ * (out of place aligned, in place unaligned: both dimensions still covered) and no alias
+ * handles (the same kernels as int64/uint64), which keeps a full run within minutes. */
 static void run_sweep(coll_api *api, const sweep *s, coll_kind kind, const test_type *type, const test_op *op, int root)
 {
     size_t i, v;
     coll_case c;
-    for (i = 0; i < s->ncounts; i++)
+    for (i = 0; i < s->ncounts; i++) {
+        int large = s->counts[i] >= LARGE_COUNT;
+        if (large && type->alias) continue;
         for (v = 0; v < s->nvariants; v++) {
+            if (large && s->variants[v][0] != s->variants[v][1]) continue;
             c = make(kind, type, op, s->counts[i], root, s->variants[v][0], s->variants[v][1]);
             case_run(api, &c);
         }
+    }
 }
 
 /* Elements of `type` just past the default one-shot limit (256 KiB), so that quick mode also
@@ -77,9 +87,10 @@ void suite_allreduce(coll_api *api)
     coll_case c;
     static const type_id two_shot[] = {TT_FLOAT, TT_BFLOAT16, TT_INT64};
 
+    /* Aliases too, even in quick mode: the MPI below may treat a handle differently (Open MPI
+     * 4.1.2-4.1.4 compares MPI_UNSIGNED_LONG as signed in MIN/MAX), which the staged path inherits. */
     for (t = 0; t < num_reducible_types; t++) {
         const test_type *type = &reducible_types[t];
-        if (type->alias && report_quick()) continue;
         for (o = 0; o < num_test_ops; o++)
             if (op_applies(&test_ops[o], type)) run_sweep(api, &s, COLL_ALLREDUCE, type, &test_ops[o], 0);
     }
@@ -189,9 +200,11 @@ void suite_large(coll_api *api, int with_int)
     coll_case c;
     if (report_quick()) return;
     c = make(COLL_ALLREDUCE, type_get(TT_FLOAT), op_get(OP_SUM), count, 0, 0, 0);
+    c.linear = 1; /* a reference in closed form: checking every element stays cheap */
     case_run(api, &c);
     if (!with_int) return;
     c = make(COLL_ALLREDUCE, type_get(TT_INT32), op_get(OP_SUM), count, 0, 0, 0);
+    c.linear = 1;
     case_run(api, &c);
 }
 

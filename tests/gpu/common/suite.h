@@ -2,8 +2,9 @@
  *
  * Full mode: counts 0, 1, 2, 3, 7, 1023 and 1 Mi + 3 (per-rank blocks of reduce_scatter and
  * allgather: 256 Ki + 3 for the largest), each out of place and in place, aligned and one element
- * off alignment. Quick mode (-q): counts up to 1023 plus one count past the one-shot limit,
- * out of place aligned and in place unaligned only, and no alias handles. */
+ * off alignment (the largest count: out of place aligned and in place unaligned, and no alias
+ * handles). Quick mode (-q): counts up to 1023 plus one count past the one-shot limit, out of
+ * place aligned and in place unaligned only, and alias handles for allreduce only. */
 #ifndef GPU_SUITE_H
 #define GPU_SUITE_H
 
