@@ -113,7 +113,7 @@ int main(void)
     rejected("MCOLL_DEBUG", "LOUD");
     CHECK(mcoll_settings_get()->debug == MCOLL_LOG_WARN);
 
-    /* The kill switch wins over MCOLL_NVLS=1; any other NCCL value leaves it alone. */
+    /* The kill switch wins over MCOLL_NVLS set to 1; any other NCCL value leaves it alone. */
     with(NULL, NULL);
     setenv("MCOLL_NVLS", "1", 1);
     setenv("NCCL_NVLS_ENABLE", "0", 1);
