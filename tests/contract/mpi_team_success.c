@@ -120,7 +120,8 @@ static void check_info(const mcoll_comm_info_t *info, const success_case *c, con
 }
 
 /* The multicast sequence of this rank, from the creation's log (entries [0, end)). */
-static void check_multicast_sequence(const mcoll_comm_info_t *info, long end, team_objects *t)
+static void check_multicast_sequence(const mcoll_comm_info_t *info, const success_case *c, long end,
+                                     team_objects *t)
 {
     mcoll_contract_config config;
     mcoll_contract_get_config(&config);
@@ -129,6 +130,7 @@ static void check_multicast_sequence(const mcoll_comm_info_t *info, long end, te
     /* Granularity: queried for the whole team. */
     long granularity = log_find("cuMulticastGetGranularity", 0);
     CHECK(granularity >= 0 && log_arg(granularity, "numDevices", 0) == (unsigned long long)world_size);
+    CHECK(log_arg(granularity, "option", ~0ull) == CU_MULTICAST_GRANULARITY_MINIMUM);
 
     /* Rank 0 alone creates the object, for the whole team, and exports it. */
     long create = log_find("cuMulticastCreate", 0);
@@ -140,6 +142,8 @@ static void check_multicast_sequence(const mcoll_comm_info_t *info, long end, te
         sizes[0] = log_arg(create, "size", 0);
         CHECK(sizes[0] > 0 && sizes[0] % minimum == 0);
         CHECK(log_arg(create, "flags", 1) == 0);
+        CHECK(log_arg(create, "handleTypes", 0) ==
+              (c->fabric ? CU_MEM_HANDLE_TYPE_FABRIC : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
         long exported = log_find("cuMemExportToShareableHandle", create);
         CHECK(exported > create && log_succeeded(exported));
         t->created = log_arg(exported, "handle", 0);
@@ -376,10 +380,11 @@ static void run_case(const success_case *c)
     check_info(&info, c, devices);
     CHECK(all_ranks(info.engine == MCOLL_ENGINE_NVLS));
     check_symmetric_sequence(&info, c, created_end, &t);
-    check_multicast_sequence(&info, created_end, &t);
+    check_multicast_sequence(&info, c, created_end, &t);
     CHECK(t.local && t.mc && t.local != t.mc);
     check_descriptors(c, created_end);
     check_live_during();
+    /* Among the rules: no rank bound or mapped before every rank had added its device. */
     CHECK(mcoll_contract_violations() == 0);
     check_memory(&info, &t, devices);
 

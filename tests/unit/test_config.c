@@ -67,7 +67,7 @@ int main(void)
     CHECK(s->disable == 0);
     CHECK(s->nvls == MCOLL_TRISTATE_AUTO && s->nvls_killed == 0);
     CHECK(s->engine == MCOLL_ENGINE_AUTO);
-    CHECK(s->buffer_size == 32u << 20);
+    CHECK(s->buffer_size == 16u << 20);
     CHECK(s->cuda_aware == MCOLL_TRISTATE_AUTO);
     CHECK(s->stage_chunk == 4u << 20);
     CHECK(s->max_blocks == 32);
@@ -97,7 +97,7 @@ int main(void)
     rejected("MCOLL_STAGE_CHUNK", "2G");
     CHECK(mcoll_settings_get()->stage_chunk == 4u << 20);
     rejected("MCOLL_BUFFER_SIZE", "lots");
-    CHECK(mcoll_settings_get()->buffer_size == 32u << 20);
+    CHECK(mcoll_settings_get()->buffer_size == 16u << 20);
     rejected("MCOLL_MAX_BLOCKS", "65");
     CHECK(mcoll_settings_get()->max_blocks == 32);
     rejected("MCOLL_MAX_BLOCKS", "0");
