@@ -11,9 +11,12 @@ int mcoll_launch_allgather(const mcoll_dev_team *team, mcoll_access access, cons
     mcoll::PushCall c;
     c.send = sendbuf;
     c.recv = recvbuf;
+    c.total = sendbytes * (size_t)team->size;
     c.slot_bytes = sendbytes;
     c.nslots = team->size;
     c.push_slot = team->rank;
     c.skip_slot = in_place ? team->rank : -1;
+    c.receives = 1;
+    c.scatter_root = -1;
     return mcoll::run_push(team, access, c, stream);
 }

@@ -1,4 +1,8 @@
-/* mcoll_launch_bcast: root stores its buffer into every rank's data area, the others copy out. */
+/* mcoll_launch_bcast. Up to team->oneshot_max bytes (or on two ranks): root stores its buffer
+ * into every rank's data area, the others copy out. Above: scatter + allgather, so that no rank
+ * sends more than the message once: root stores slice q (1/(size-1) of the message) into the
+ * data area of rank (root + 1 + q) % size alone, barrier, each non-root rank stores its slice
+ * into every data area, barrier, the non-root ranks copy out. */
 #include "push_run.cuh"
 
 int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *buf, size_t bytes,
@@ -9,9 +13,20 @@ int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *bu
     mcoll::PushCall c;
     c.send = buf;
     c.recv = buf;
-    c.slot_bytes = bytes;
-    c.nslots = 1;
-    c.push_slot = is_root ? 0 : -1;
-    c.skip_slot = is_root ? 0 : -1;
+    c.total = bytes;
+    c.skip_slot = -1;
+    c.receives = !is_root;
+    if (bytes <= team->oneshot_max || team->size <= 2) {
+        c.slot_bytes = bytes;
+        c.nslots = 1;
+        c.push_slot = is_root ? 0 : -1;
+        c.scatter_root = -1;
+    } else {
+        const size_t m = (size_t)team->size - 1;
+        c.slot_bytes = ((bytes + m - 1) / m + 15) & ~(size_t)15;
+        c.nslots = team->size - 1;
+        c.push_slot = is_root ? -1 : (team->rank - root - 1 + team->size) % team->size;
+        c.scatter_root = root;
+    }
     return mcoll::run_push(team, access, c, stream);
 }

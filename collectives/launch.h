@@ -49,7 +49,8 @@ typedef struct mcoll_dev_team {
     uint64_t *epochs;                          /* local device memory: [MCOLL_MAX_BLOCKS] epochs */
     int num_sms;                               /* multiprocessors of this GPU */
     int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */
-    size_t oneshot_max;                        /* allreduce bytes up to which one-shot runs */
+    size_t oneshot_max;                        /* allreduce/reduce bytes up to which one-shot runs,
+                                                  bcast bytes up to which root pushes to all */
     uint64_t timeout_ns;                       /* a spin longer than this traps with a message */
 } mcoll_dev_team;
 

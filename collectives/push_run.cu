@@ -1,5 +1,6 @@
 /* Push kernel: one rank's bytes stored into every rank's data area (multimem.st, or a store per
- * peer), then copied out locally. Not templated on the datatype. */
+ * peer), then copied out locally; for a large bcast, first scattered by the root so that each
+ * rank pushes one slice. Not templated on the datatype. */
 #include "access.cuh"
 #include "barrier.cuh"
 #include "copy.cuh"
@@ -16,6 +17,15 @@ struct PushParams {
     Sched sched;
 };
 
+/* Bytes of slot q inside [off, off + len). */
+__device__ __forceinline__ size_t push_part(const PushCall &c, int q, size_t off, size_t len) {
+    const size_t start = (size_t)q * c.slot_bytes;
+    if (start >= c.total) return 0;
+    const size_t slot = c.total - start < c.slot_bytes ? c.total - start : c.slot_bytes;
+    if (off >= slot) return 0;
+    return slot - off < len ? slot - off : len;
+}
+
 template <class A>
 __global__ void __launch_bounds__(kThreads, 1) push_kernel(const __grid_constant__ PushParams p) {
     const mcoll_dev_team &t = p.team;
@@ -30,17 +40,43 @@ __global__ void __launch_bounds__(kThreads, 1) push_kernel(const __grid_constant
 
     for (size_t off = lo; off < hi; off += s.chunk) {
         const size_t len = hi - off < s.chunk ? hi - off : s.chunk;
+        /* Scatter: root hands slot q to its owner (a plain store to one rank), like two-shot's
+         * first half; the push below then reads it back from this half. */
+        const size_t in = region + ((epoch + 1) & 1) * s.half;
+        if (c.scatter_root >= 0) {
+            if (t.rank == c.scatter_root)
+                for (int k = 0; k < s.nslots; k++) {
+                    const int q = (k + b) % s.nslots; /* blocks start on different peers */
+                    int owner = c.scatter_root + 1 + q;
+                    if (owner >= t.size) owner -= t.size;
+                    const char *src = (const char *)c.send + q * c.slot_bytes + off;
+                    char *dst = (char *)t.peer_data[owner] + in + q * s.chunk;
+                    const size_t n = push_part(c, q, off, len);
+                    for_packs<4>(packs_of(n), [&](unsigned i) { return ld_user(src, n, i); },
+                                 [&](unsigned i, uint4 v) { st_global_v4(dst + (size_t)i * 16, v); });
+                }
+            block_barrier<A>(t, epoch);
+        }
         const size_t area = region + ((epoch + 1) & 1) * s.half;
         if (c.push_slot >= 0) {
-            const char *src = (const char *)c.send + off;
+            const size_t n = push_part(c, c.push_slot, off, len);
             const size_t dst = area + c.push_slot * s.chunk;
-            for_packs<4>(packs_of(len), [&](unsigned i) { return ld_user(src, len, i); },
-                         [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+            if (c.scatter_root >= 0) {
+                const char *src = own + in + c.push_slot * s.chunk;
+                for_packs<4>(packs_of(n), [&](unsigned i) { return ld_global_v4(src + (size_t)i * 16); },
+                             [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+            } else {
+                const char *src = (const char *)c.send + off;
+                for_packs<4>(packs_of(n), [&](unsigned i) { return ld_user(src, n, i); },
+                             [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+            }
         }
         block_barrier<A>(t, epoch);
-        for (int q = 0; q < s.nslots; q++)
-            if (q != c.skip_slot)
-                copy_out((char *)c.recv + q * c.slot_bytes + off, own + area + q * s.chunk, len);
+        if (c.receives)
+            for (int q = 0; q < s.nslots; q++)
+                if (q != c.skip_slot)
+                    copy_out((char *)c.recv + q * c.slot_bytes + off, own + area + q * s.chunk,
+                             push_part(c, q, off, len));
     }
     if (threadIdx.x == 0) t.epochs[b] = epoch;
 }

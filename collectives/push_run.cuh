@@ -7,16 +7,23 @@
 
 namespace mcoll {
 
-/* recvbuf is `nslots` slots of `slot_bytes`. Per chunk, the rank with push_slot >= 0 stores its
- * sendbuf into that slot of every rank's data area; after a barrier every rank copies each slot
- * except skip_slot (-1: none) out to recvbuf. */
+/* recvbuf is `total` bytes as `nslots` slots of `slot_bytes` (the last ones may be short or
+ * empty). Per chunk:
+ *   scatter_root >= 0 only: that root stores slot q of sendbuf (the whole message) into the
+ *     data area of rank (scatter_root + 1 + q) % size, its owner; then a barrier;
+ *   the rank with push_slot >= 0 stores that slot into every rank's data area, read from its
+ *     sendbuf, or with scatter_root >= 0 from where the root put it; then a barrier;
+ *   a rank with `receives` copies each slot except skip_slot (-1: none) out to recvbuf. */
 struct PushCall {
     const void *send;
     void *recv;
+    size_t total;
     size_t slot_bytes;
     int nslots;
     int push_slot;
     int skip_slot;
+    int receives;
+    int scatter_root;
 };
 
 int run_push(const mcoll_dev_team *team, mcoll_access access, const PushCall &call, void *stream);
