@@ -34,6 +34,9 @@ typedef struct {
     int staged;          /* copied through host memory on this call */
     int ignored;         /* an argument MPI does not read on this rank (reduce's recvbuf off
                             the root): handed to PMPI as NULL when it is device memory */
+    int local_only;      /* a buffer only this rank has (reduce's recvbuf at the root): its
+                            kind must not change whether the engines are asked, which every
+                            rank must decide alike */
 } mcoll_buf;
 
 typedef struct mcoll_call mcoll_call;

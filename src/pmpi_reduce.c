@@ -3,6 +3,7 @@
 #include "pmpi.h"
 #include "validate.h"
 #include "engine.h"
+#include "stage.h"
 
 static int at_root(const mcoll_call *c)
 {
@@ -36,11 +37,28 @@ static void layout(mcoll_call *c)
     else if (!in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
     if (at_root(c)) mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, in_place, 1);
     else mcoll_buf_ignore(&c->recv, c->recvbuf);
+    /* Only the root has a recvbuf: the other ranks decide on their sendbuf alone. */
+    c->recv.local_only = !in_place;
 }
 
 static mcoll_result engine(const mcoll_call *c)
 {
-    return mcoll_engine_reduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->root, c->comm);
+    mcoll_stage *st;
+    char *scratch;
+    mcoll_result rc;
+    size_t bytes = (size_t)c->count * (size_t)c->recv.size;
+    if (!c->recv.out || c->recv.mem != MCOLL_MEM_HOST)
+        return mcoll_engine_reduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->root, c->comm);
+    /* Device sendbufs everywhere, a host recvbuf at the root: the other ranks are in the engine
+     * already, so the root joins them, reducing into device scratch that it copies out. */
+    st = mcoll_stage_begin(c->send.device);
+    scratch = st ? (char *)mcoll_stage_device(st, bytes) : NULL;
+    rc = scratch ? mcoll_engine_reduce(c->sendbuf, scratch, c->count, c->type, c->op, c->root, c->comm)
+                 : MCOLL_ERR_NO_MEMORY;
+    if (rc == MCOLL_SUCCESS) rc = mcoll_stage_to_host(st, c->recvbuf, scratch, bytes);
+    if (rc == MCOLL_SUCCESS) rc = mcoll_stage_sync(st);
+    mcoll_stage_end(st);
+    return rc;
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)

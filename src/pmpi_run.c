@@ -89,8 +89,8 @@ static const char *engine_refusal(mcoll_call *c)
     if (c->cs->is_inter) return "intercommunicator";
     for (k = 0; k < 2; k++) {
         if (!active(bufs[k])) continue;
-        if (bufs[k]->mem == MCOLL_MEM_HOST) return "host and device buffers mixed";
         if (!bufs[k]->dense || bufs[k]->true_lb != 0) return "datatype not contiguous";
+        if (bufs[k]->mem == MCOLL_MEM_HOST && !bufs[k]->local_only) return "host and device buffers mixed";
     }
     if (c->op != MPI_OP_NULL &&
         (mcoll_dtype_from_mpi(c->type, &dt) != 0 || mcoll_op_from_mpi(c->op, dt, &op) != 0))

@@ -15,6 +15,8 @@ struct mcoll_stage {
     char *host;
     size_t host_bytes;
     int host_pinned;
+    CUdeviceptr device;      /* scratch device memory, in ctx */
+    size_t device_bytes;
     int restore_null;        /* this call made a context current: undo at the end */
     struct mcoll_stage *next;
 };
@@ -37,6 +39,9 @@ static void free_host(mcoll_stage *st)
 static void drop_stream(mcoll_stage *st)
 {
     int i;
+    if (st->device) mcoll_cu.cuMemFree(st->device);
+    st->device = 0;
+    st->device_bytes = 0;
     for (i = 0; i < 2; i++)
         if (st->event[i]) mcoll_cu.cuEventDestroy(st->event[i]);
     if (st->stream) mcoll_cu.cuStreamDestroy(st->stream);
@@ -144,6 +149,23 @@ char *mcoll_stage_host(mcoll_stage *st, size_t bytes)
     st->host_bytes = want;
     MCOLL_TRACE("staging buffer: %zu bytes (%s)", want, st->host_pinned ? "pinned" : "pageable");
     return st->host;
+}
+
+void *mcoll_stage_device(mcoll_stage *st, size_t bytes)
+{
+    CUdeviceptr p = 0;
+    size_t want = (bytes + HOST_GRANULE - 1) / HOST_GRANULE * HOST_GRANULE;
+    if (bytes <= st->device_bytes) return (void *)(uintptr_t)st->device;
+    if (st->device) mcoll_cu.cuMemFree(st->device);
+    st->device = 0;
+    st->device_bytes = 0;
+    if (mcoll_cu.cuMemAlloc(&p, want) != CUDA_SUCCESS) {
+        MCOLL_WARN("cannot allocate %zu bytes of device scratch memory", want);
+        return NULL;
+    }
+    st->device = p;
+    st->device_bytes = want;
+    return (void *)(uintptr_t)p;
 }
 
 mcoll_result mcoll_stage_to_host(mcoll_stage *st, void *dst, const void *src, size_t bytes)

@@ -22,6 +22,8 @@ void mcoll_stage_end(mcoll_stage *stage);
 
 /* At least `bytes` of host memory; valid until the next call on this thread. NULL on failure. */
 char *mcoll_stage_host(mcoll_stage *stage, size_t bytes);
+/* At least `bytes` of device memory in the stage's context, likewise. */
+void *mcoll_stage_device(mcoll_stage *stage, size_t bytes);
 
 /* Copies queued on the stream; marks and waits on the event of pipeline slot `slot` (0 or 1). */
 mcoll_result mcoll_stage_to_host(mcoll_stage *stage, void *dst, const void *src, size_t bytes);

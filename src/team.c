@@ -103,9 +103,9 @@ static int fabric_usable(mcoll_team *team)
 /* Fabric handles where every GPU can export them, POSIX descriptors otherwise. */
 static int choose_handle_kind(mcoll_team *team)
 {
-    int fabric = fabric_usable(team);
-    int posix = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED);
     int vmm = attribute(team, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
+    int fabric = vmm && fabric_usable(team);
+    int posix = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED);
     int all_fabric = mcoll_team_agree(team->comm, fabric);
     if (!mcoll_team_agree(team->comm, vmm && (posix || all_fabric))) return 0;
     team->handle_kind = all_fabric ? MCOLL_HANDLE_FABRIC : MCOLL_HANDLE_POSIX_FD;

@@ -360,6 +360,61 @@ static inline void ct_check_inter(const colltest_mem *mem, MPI_Comm inter, int i
     ct_check(mem, inter, CT_ALLGATHER, t, MPI_OP_NULL, "-", count, 0, 0);
 }
 
+/* The vector type of ct_check_vector: 3 ints at stride 2, resized to 24 bytes. A user op that
+ * sums the ints and leaves the gaps alone. */
+static inline void ct_vector_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int *a = (int *)in, *b = (int *)inout, i, k;
+    (void)dt;
+    for (i = 0; i < *len; i++)
+        for (k = 0; k < 3; k++) b[i * 6 + k * 2] += a[i * 6 + k * 2];
+}
+
+/* A datatype with gaps: broadcast, allgather and the reductions with a user-defined op, each
+ * against PMPI (the gaps of the receive buffers must keep their contents); a built-in op on it
+ * is refused alike. big > 0 adds calls of `big` elements. */
+static inline void ct_check_vector(const colltest_mem *mem, MPI_Comm comm, int big)
+{
+    MPI_Datatype vec, r;
+    MPI_Op op;
+    int size;
+    ct_type v = {MPI_DATATYPE_NULL, "vector(3,1,2) of MPI_INT", K_INT, 24};
+    MPI_Comm_size(comm, &size);
+    MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+    MPI_Type_create_resized(vec, 0, 24, &r);
+    MPI_Type_commit(&r);
+    MPI_Op_create(ct_vector_sum, 1, &op);
+    v.type = r;
+    ct_check(mem, comm, CT_BCAST, &v, MPI_OP_NULL, "-", 5, 0, size - 1);
+    ct_check(mem, comm, CT_ALLGATHER, &v, MPI_OP_NULL, "-", 3, 0, 0);
+    ct_check(mem, comm, CT_ALLGATHER, &v, MPI_OP_NULL, "-", 3, 1, 0);
+    ct_check(mem, comm, CT_ALLREDUCE, &v, op, "user sum", 4, 0, 0);
+    ct_check(mem, comm, CT_ALLREDUCE, &v, op, "user sum", 4, 1, 0);
+    ct_check(mem, comm, CT_REDUCE, &v, op, "user sum", 4, 0, 0);
+    ct_check(mem, comm, CT_RSB, &v, op, "user sum", 2, 0, 0);
+    ct_check(mem, comm, CT_RS, &v, op, "user sum", 2, 1, 0);
+    ct_check(mem, comm, CT_ALLREDUCE, &v, MPI_SUM, "SUM", 4, 0, 0);
+    if (big > 0) {
+        ct_check(mem, comm, CT_BCAST, &v, MPI_OP_NULL, "-", big, 0, 0);
+        ct_check(mem, comm, CT_ALLREDUCE, &v, op, "user sum", big, 1, 0);
+    }
+    MPI_Op_free(&op);
+    MPI_Type_free(&vec);
+    MPI_Type_free(&r);
+}
+
+/* An intercommunicator between the even and the odd ranks of world (size >= 2). */
+static inline void ct_make_inter(MPI_Comm *inter)
+{
+    MPI_Comm halves;
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &halves); /* leaders: world ranks 0 and 1 */
+    MPI_Intercomm_create(halves, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 11, inter);
+    MPI_Comm_set_errhandler(*inter, MPI_ERRORS_RETURN);
+    MPI_Comm_free(&halves);
+}
+
 /* Exit status for tests/run.sh: 0 when no rank failed. */
 static inline int ct_finish(const char *name)
 {

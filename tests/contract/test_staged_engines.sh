@@ -1,15 +1,18 @@
 #!/bin/sh
-# mpi_staged with the GPU engines on, on a contract driver without virtual memory management:
-# every communicator's engine set-up fails (on every rank alike), the engines decline every
-# call, and every call still gives MPI's results through the staged path.
+# mpi_staged with the GPU engines on, on a contract driver whose cuMemCreate always fails:
+# every communicator's engine set-up fails (on every rank alike, after its collective steps),
+# the engines decline every call, and every call still gives MPI's results through the staged
+# path. Mixed calls are part of it: reduce with device sendbufs and a host recvbuf at the root
+# must ask the engines on every rank, root included, or the ranks would wait on each other.
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
 PROG=$BUILD/tests/contract/mpi_staged
 [ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
+mkdir -p "$BUILD/tests/logs"
 log=$BUILD/tests/logs/staged_engines.out
-MCOLL_ENGINE=auto MCOLL_BUFFER_SIZE=32M MCOLL_MEMORY_LIMIT=2M MCOLL_DEBUG=INFO \
-    "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_ENGINE -x MCOLL_BUFFER_SIZE -x MCOLL_MEMORY_LIMIT -x MCOLL_DEBUG \
+MCOLL_ENGINE=auto MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY MCOLL_DEBUG=INFO \
+    "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_ENGINE -x MCOLL_CONTRACT_FAIL -x MCOLL_DEBUG \
     "$PROG" > "$log" 2>&1
 rc=$?
 grep -q "^mpi_staged: PASS" "$log" || { echo "FAIL: mpi_staged with engines on (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }

@@ -2,7 +2,7 @@
  * built-in op, in and out of place, on world, split and duplicated communicators, compared
  * bitwise with the same call made through PMPI_* (return class included: a pair the MPI refuses
  * must be refused alike and leave the buffers alone). Also large messages (above the staging
- * chunk), a derived datatype with gaps, and a user-defined op. */
+ * chunk), a derived datatype with gaps, a user-defined op, and an intercommunicator. */
 #include "common/colltest.h"
 
 static void *h_alloc(size_t n) { return malloc(n); }
@@ -10,49 +10,6 @@ static void h_release(void *p) { free(p); }
 static void h_put(void *d, const void *s, size_t n) { memcpy(d, s, n); }
 static void h_get(void *d, const void *s, size_t n) { memcpy(d, s, n); }
 static const colltest_mem host_mem = {h_alloc, h_release, h_put, h_get};
-
-static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    /* The vector type below: 3 ints at stride 2; the gaps are not touched. */
-    int *a = (int *)in, *b = (int *)inout, i, k;
-    (void)dt;
-    for (i = 0; i < *len; i++)
-        for (k = 0; k < 3; k++) b[i * 6 + k * 2] += a[i * 6 + k * 2];
-}
-
-/* A vector datatype (gaps between elements): broadcast, allgather, and allreduce with a
- * user-defined op, each against PMPI; a built-in op on it is refused alike. */
-static void derived_types(MPI_Comm comm)
-{
-    MPI_Datatype vec;
-    MPI_Op op;
-    ct_type t = {MPI_DATATYPE_NULL, "vector(3,1,2) of MPI_INT", K_INT, 0};
-    MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
-    MPI_Type_commit(&vec);
-    MPI_Op_create(int_sum, 1, &op);
-    t.type = vec;
-    MPI_Type_size(vec, &t.size);
-    {
-        /* ct_check sizes buffers by size; a vector's extent is larger, so use a resized view. */
-        MPI_Datatype r;
-        MPI_Type_create_resized(vec, 0, 24, &r);
-        MPI_Type_commit(&r);
-        t.type = r;
-        t.size = 24;
-        ct_check(&host_mem, comm, CT_BCAST, &t, MPI_OP_NULL, "-", 5, 0, 1);
-        ct_check(&host_mem, comm, CT_ALLGATHER, &t, MPI_OP_NULL, "-", 3, 0, 0);
-        ct_check(&host_mem, comm, CT_ALLGATHER, &t, MPI_OP_NULL, "-", 3, 1, 0);
-        ct_check(&host_mem, comm, CT_ALLREDUCE, &t, op, "user sum", 4, 0, 0);
-        ct_check(&host_mem, comm, CT_ALLREDUCE, &t, op, "user sum", 4, 1, 0);
-        ct_check(&host_mem, comm, CT_REDUCE, &t, op, "user sum", 4, 0, 0);
-        ct_check(&host_mem, comm, CT_RSB, &t, op, "user sum", 2, 0, 0);
-        ct_check(&host_mem, comm, CT_RS, &t, op, "user sum", 2, 1, 0);
-        ct_check(&host_mem, comm, CT_ALLREDUCE, &t, MPI_SUM, "SUM", 4, 0, 0);
-        MPI_Type_free(&r);
-    }
-    MPI_Op_free(&op);
-    MPI_Type_free(&vec);
-}
 
 int main(int argc, char **argv)
 {
@@ -105,16 +62,12 @@ int main(int argc, char **argv)
             ct_check(&host_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", big / 4, 0, 0);
         }
     }
-    derived_types(MPI_COMM_WORLD);
-    derived_types(split);
+    ct_check_vector(&host_mem, MPI_COMM_WORLD, 0);
+    ct_check_vector(&host_mem, split, 0);
     /* Intercommunicator between the two halves of world */
     if (size >= 2) {
-        MPI_Comm inter, halves;
-        /* Local leaders: world ranks 0 and 1 */
-        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &halves);
-        MPI_Intercomm_create(halves, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 11, &inter);
-        MPI_Comm_free(&halves);
-        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+        MPI_Comm inter;
+        ct_make_inter(&inter);
         for (t = 0; t < ntypes; t++)
             if (types[t].type == MPI_INT || types[t].type == MCOLL_FLOAT16 || types[t].type == MPI_DOUBLE_INT) {
                 ct_check_inter(&host_mem, inter, rank % 2 == 0, &types[t], MPI_MAX, "MAX", 7);
