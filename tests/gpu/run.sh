@@ -278,7 +278,7 @@ if selected sanitizer; then
         # Memcheck makes every kernel slow: quick counts only, whatever --quick says.
         # The guard is preloaded into the checked program only (through env), not into the
         # sanitizer's own front end, which cannot attach with it.
-        SANITIZE=1 gpu_step sanitizer "$np" "$sanitizer" --tool memcheck --error-exitcode 9 \
+        SANITIZE=1 gpu_step sanitizer "$np" "$sanitizer" --tool memcheck --error-exitcode 9 --target-processes all \
             env "LD_PRELOAD=$GUARD" "$BUILD/tests/gpu/gpu_native" -q
     fi
 fi
