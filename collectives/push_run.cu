@@ -17,13 +17,8 @@ struct PushParams {
     Sched sched;
 };
 
-/* Bytes of slot q inside [off, off + len). */
 __device__ __forceinline__ size_t push_part(const PushCall &c, int q, size_t off, size_t len) {
-    const size_t start = (size_t)q * c.slot_bytes;
-    if (start >= c.total) return 0;
-    const size_t slot = c.total - start < c.slot_bytes ? c.total - start : c.slot_bytes;
-    if (off >= slot) return 0;
-    return slot - off < len ? slot - off : len;
+    return slot_part(c.total, c.slot_bytes, q, off, len);
 }
 
 template <class A>

@@ -16,13 +16,8 @@
 
 namespace mcoll {
 
-/* Bytes of slot q inside [off, off + len). */
 __device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t off, size_t len) {
-    const size_t start = (size_t)q * c.slot_bytes;
-    if (start >= c.total) return 0;
-    const size_t slot = c.total - start < c.slot_bytes ? c.total - start : c.slot_bytes;
-    if (off >= slot) return 0;
-    return slot - off < len ? slot - off : len;
+    return slot_part(c.total, c.slot_bytes, q, off, len);
 }
 
 template <class A, class K>

@@ -20,6 +20,15 @@
 
 namespace mcoll {
 
+/* Bytes of slot q (slots of slot_bytes cut from total bytes) inside [off, off + len). */
+__device__ __forceinline__ size_t slot_part(size_t total, size_t slot_bytes, int q, size_t off, size_t len) {
+    const size_t start = (size_t)q * slot_bytes;
+    if (start >= total) return 0;
+    const size_t slot = total - start < slot_bytes ? total - start : slot_bytes;
+    if (off >= slot) return 0;
+    return slot - off < len ? slot - off : len;
+}
+
 struct Sched {
     size_t slot_bytes; /* user bytes per slot */
     size_t span;       /* slot bytes per block (multiple of 16) */
