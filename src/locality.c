@@ -72,5 +72,6 @@ void mcoll_host_free_near(void *ptr, size_t bytes)
         hwloc_free(topology, ptr, bytes);
         return;
     }
-    CU_WARN(cuMemFreeHost(ptr));
+    /* Quietly: at finalize the context may already be gone, and the memory with it. */
+    mcoll_cu.cuMemFreeHost(ptr);
 }

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "stage.h"
+#include "locality.h"
 #include "checks.h"
 
 #define MAX_RETAINED 64      /* devices whose primary context mcoll may retain */
@@ -29,7 +30,7 @@ static CUcontext retained[MAX_RETAINED];
 static void free_host(mcoll_stage *st)
 {
     if (!st->host) return;
-    if (st->host_pinned) mcoll_cu.cuMemFreeHost(st->host);
+    if (st->host_pinned) mcoll_host_free_near(st->host, st->host_bytes);
     else free(st->host);
     st->host = NULL;
     st->host_bytes = 0;
@@ -128,16 +129,20 @@ void mcoll_stage_end(mcoll_stage *st)
 
 char *mcoll_stage_host(mcoll_stage *st, size_t bytes)
 {
+    CUdevice dev = 0;
     void *p = NULL;
     size_t want;
     if (bytes <= st->host_bytes) return st->host;
     free_host(st);
     want = (bytes + HOST_GRANULE - 1) / HOST_GRANULE * HOST_GRANULE;
-    if (mcoll_cu.cuMemHostAlloc(&p, want, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS && p) {
+    /* Pinned, and on the NUMA node nearest the GPU of the current context when hwloc knows it. */
+    if (mcoll_cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
+    p = mcoll_host_alloc_near((int)dev, want);
+    if (p) {
         st->host_pinned = 1;
     } else {
         /* Slower (the driver copies through its own pinned buffers) but still correct. */
-        MCOLL_INFO("cuMemHostAlloc(%zu) failed: staging through pageable memory", want);
+        MCOLL_INFO("pinned allocation of %zu bytes failed: staging through pageable memory", want);
         p = malloc(want);
         st->host_pinned = 0;
         if (!p) {
