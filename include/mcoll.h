@@ -108,7 +108,10 @@ mcoll_result mcoll_comm_describe(const mcoll_comm *comm, char *buf, size_t len);
  * Datatypes: MPI_FLOAT, MPI_DOUBLE, MCOLL_FLOAT16, MCOLL_BFLOAT16, 32- and 64-bit signed and
  * unsigned integers (MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_INT64_T, ...). Ops: MPI_SUM,
  * MPI_PROD, MPI_MIN, MPI_MAX; MPI_BAND, MPI_BOR, MPI_BXOR on integers. 16-bit floats
- * accumulate in float.
+ * accumulate in float. Call them from a thread whose current device is the communicator's
+ * (as cudaSetDevice leaves it) or that has no CUDA context at all. Collectives on one
+ * communicator must be issued in the same order on every rank and must not run concurrently
+ * on two streams; use one communicator per stream for concurrency.
  * ------------------------------------------------------------------------------------------- */
 struct CUstream_st;
 

@@ -87,15 +87,15 @@ static mcoll_access access_of(const mcoll_comm *comm)
     return comm->team->engine == MCOLL_ENGINE_NVLS ? MCOLL_ACCESS_MULTIMEM : MCOLL_ACCESS_UNICAST;
 }
 
-/* Kernels launch into the current context: make it the team's if the caller's thread has
- * another (or none) current. */
+/* Kernels launch into the current context. A team created on a thread without one runs in
+ * the primary context it made current; calls from threads without it get it too. Otherwise the
+ * caller's current context is the team's device's, and is left alone. */
 static mcoll_result enter(mcoll_comm *comm)
 {
-    CUcontext current = NULL, primary;
-    if (comm->team->context) {
-        primary = comm->team->context;
-        if (mcoll_cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != primary) CU_RETURN(cuCtxSetCurrent(primary));
-    }
+    CUcontext current = NULL;
+    if (comm->team->made_current &&
+        (mcoll_cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != comm->team->context))
+        CU_RETURN(cuCtxSetCurrent(comm->team->context));
     return MCOLL_SUCCESS;
 }
 

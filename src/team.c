@@ -51,19 +51,27 @@ static int node_local(MPI_Comm comm, int size)
 }
 
 /* The GPU this rank uses: the one current in the calling thread, else local rank modulo the
- * number of GPUs. Makes its primary context current when no context is. */
+ * number of GPUs. The device's primary context is always retained, so a team never depends on
+ * a reference someone else may drop (another team, say); it is made current only when the
+ * thread has no context. */
 static int pick_device(mcoll_team *team)
 {
     CUcontext current = NULL;
     int count = 0;
     if (mcoll_cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current) {
         if (mcoll_cu.cuCtxGetDevice(&team->cu_device) != CUDA_SUCCESS) return 0;
-        team->context = NULL; /* the caller's, not ours to release */
     } else {
+        current = NULL;
         if (mcoll_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1) return 0;
         if (mcoll_cu.cuDeviceGet(&team->cu_device, team->rank % count) != CUDA_SUCCESS) return 0;
-        if (mcoll_cu.cuDevicePrimaryCtxRetain(&team->context, team->cu_device) != CUDA_SUCCESS) return 0;
+    }
+    if (mcoll_cu.cuDevicePrimaryCtxRetain(&team->context, team->cu_device) != CUDA_SUCCESS) {
+        team->context = NULL;
+        return 0;
+    }
+    if (!current) {
         if (mcoll_cu.cuCtxSetCurrent(team->context) != CUDA_SUCCESS) return 0;
+        team->made_current = 1;
     }
     team->device = (int)team->cu_device;
     mcoll_log_set_device(team->device);
@@ -245,11 +253,11 @@ void mcoll_team_destroy(mcoll_team *team)
     if (team->epochs) CU_WARN(cuMemFree(team->epochs));
     if (team->stream) CU_WARN(cuStreamDestroy(team->stream));
     if (team->context) {
-        /* pick_device made this context current for want of one: leave the thread as it found it,
-         * not holding a context whose last reference may go now (the next team would take it for
-         * the caller's and use it unretained). */
+        /* Leave a thread that had no context as it was found: not holding one whose last
+         * reference may go now. */
         CUcontext current = NULL;
-        if (mcoll_cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == team->context) CU_WARN(cuCtxSetCurrent(NULL));
+        if (team->made_current && mcoll_cu.cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == team->context)
+            CU_WARN(cuCtxSetCurrent(NULL));
         CU_WARN(cuDevicePrimaryCtxRelease(team->cu_device));
     }
     if (team->comm != MPI_COMM_NULL && team->comm) PMPI_Comm_free(&team->comm);

@@ -42,7 +42,8 @@ typedef struct mcoll_team {
     int rank, size;
     int device;                  /* CUDA ordinal */
     CUdevice cu_device;
-    CUcontext context;           /* primary context, retained */
+    CUcontext context;           /* the device's primary context, retained */
+    int made_current;            /* the creating thread had no context: context was made current */
     mcoll_handle_kind handle_kind;
     mcoll_symmetric symm;
     mcoll_multicast mc;
