@@ -48,30 +48,34 @@ void mcoll_locality_log(int device)
     MCOLL_INFO("GPU %d (%s): NUMA node(s) %s, CPUs %s", device, busid, nodes, cpus);
 }
 
-void *mcoll_host_alloc_near(int device, size_t bytes)
+void *mcoll_host_alloc_near(int device, size_t bytes, int *registered)
 {
     char busid[32];
     hwloc_obj_t near = gpu_ancestor(device, busid, sizeof busid);
     void *ptr = NULL;
 
+    *registered = 0;
     if (near) {
         ptr = hwloc_alloc_membind(topology, bytes, near->nodeset, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET);
-        if (ptr && mcoll_cu.cuMemHostRegister(ptr, bytes, CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS) return ptr;
+        if (ptr && mcoll_cu.cuMemHostRegister(ptr, bytes, CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS) {
+            *registered = 1;
+            return ptr;
+        }
         if (ptr) hwloc_free(topology, ptr, bytes);
         ptr = NULL;
     }
-    if (mcoll_cu.cuMemHostAlloc && mcoll_cu.cuMemHostAlloc(&ptr, bytes, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS) return ptr;
+    if (mcoll_cu.cuMemHostAlloc(&ptr, bytes, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS) return ptr;
     return NULL;
 }
 
-void mcoll_host_free_near(void *ptr, size_t bytes)
+/* Quietly: at finalize the context may already be gone, and the memory's pinning with it. */
+void mcoll_host_free_near(void *ptr, size_t bytes, int registered)
 {
-    /* Registered memory came from hwloc; the rest from cuMemHostAlloc. */
     if (!ptr) return;
-    if (topology_ok && mcoll_cu.cuMemHostUnregister(ptr) == CUDA_SUCCESS) {
+    if (registered) {
+        mcoll_cu.cuMemHostUnregister(ptr);
         hwloc_free(topology, ptr, bytes);
-        return;
+    } else {
+        mcoll_cu.cuMemFreeHost(ptr);
     }
-    /* Quietly: at finalize the context may already be gone, and the memory with it. */
-    mcoll_cu.cuMemFreeHost(ptr);
 }

@@ -9,8 +9,9 @@
 void mcoll_locality_log(int device);
 
 /* Pinned host memory on the NUMA node(s) nearest `device` (any node when unknown), usable for
- * asynchronous copies with the GPU. NULL on failure. Free with mcoll_host_free_near. */
-void *mcoll_host_alloc_near(int device, size_t bytes);
-void mcoll_host_free_near(void *ptr, size_t bytes);
+ * asynchronous copies with the GPU. NULL on failure. *registered tells which allocator gave it;
+ * pass it back to mcoll_host_free_near. */
+void *mcoll_host_alloc_near(int device, size_t bytes, int *registered);
+void mcoll_host_free_near(void *ptr, size_t bytes, int registered);
 
 #endif /* MCOLL_LOCALITY_H */

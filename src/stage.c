@@ -16,6 +16,7 @@ struct mcoll_stage {
     char *host;
     size_t host_bytes;
     int host_pinned;
+    int host_registered;     /* pinned by cuMemHostRegister on hwloc memory, not cuMemHostAlloc */
     CUdeviceptr device;      /* scratch device memory, in ctx */
     size_t device_bytes;
     int restore_null;        /* this call made a context current: undo at the end */
@@ -30,7 +31,7 @@ static CUcontext retained[MAX_RETAINED];
 static void free_host(mcoll_stage *st)
 {
     if (!st->host) return;
-    if (st->host_pinned) mcoll_host_free_near(st->host, st->host_bytes);
+    if (st->host_pinned) mcoll_host_free_near(st->host, st->host_bytes, st->host_registered);
     else free(st->host);
     st->host = NULL;
     st->host_bytes = 0;
@@ -137,7 +138,7 @@ char *mcoll_stage_host(mcoll_stage *st, size_t bytes)
     want = (bytes + HOST_GRANULE - 1) / HOST_GRANULE * HOST_GRANULE;
     /* Pinned, and on the NUMA node nearest the GPU of the current context when hwloc knows it. */
     if (mcoll_cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
-    p = mcoll_host_alloc_near((int)dev, want);
+    p = mcoll_host_alloc_near((int)dev, want, &st->host_registered);
     if (p) {
         st->host_pinned = 1;
     } else {

@@ -404,15 +404,8 @@ static void no_multicast(const char *name, int unsupported_rank, mcoll_tristate 
 
 int main(int argc, char **argv)
 {
-    mcoll_contract_install();
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (world_size < 2 || world_size > 8) {
-        if (world_rank == 0) printf("skip: mpi_team_faults needs 2 to 8 ranks, got %d\n", world_size);
-        MPI_Finalize();
-        return 77;
-    }
+    int skip = team_test_start(&argc, &argv, "mpi_team_faults");
+    if (skip) return skip;
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
     int ranks[3], nranks = fault_ranks(ranks), case_index = 0;

@@ -402,15 +402,8 @@ static void run_case(const success_case *c)
 
 int main(int argc, char **argv)
 {
-    mcoll_contract_install();
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (world_size < 2 || world_size > 8) {
-        if (world_rank == 0) printf("skip: mpi_team_success needs 2 to 8 ranks, got %d\n", world_size);
-        MPI_Finalize();
-        return 77;
-    }
+    int skip = team_test_start(&argc, &argv, "mpi_team_success");
+    if (skip) return skip;
     static const success_case cases[] = {
         {1, MCOLL_ON, "success: fabric handles, multicast on"},
         {1, MCOLL_TRISTATE_AUTO, "success: fabric handles, multicast auto"},

@@ -22,6 +22,20 @@
 
 static int world_rank, world_size;
 
+/* Install the contract driver, start MPI and check the rank count: 0 to go on, else the exit
+ * code (77, skipped) after MPI_Finalize. */
+static int team_test_start(int *argc, char ***argv, const char *test)
+{
+    mcoll_contract_install();
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (world_size >= 2 && world_size <= 8) return 0;
+    if (world_rank == 0) printf("skip: %s needs 2 to 8 ranks, got %d\n", test, world_size);
+    MPI_Finalize();
+    return 77;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * The call log
  * ------------------------------------------------------------------------------------------- */

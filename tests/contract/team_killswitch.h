@@ -91,10 +91,11 @@ static inline void killswitch_case(const killswitch_variant *v, const char *name
 
 static inline int killswitch_main(int argc, char **argv, const killswitch_variant *v)
 {
-    /* Switching multicast on by hand is for this CPU-only model; never where a GPU could see it. */
-    if (v->mcoll_nvls && strcmp(v->mcoll_nvls, "0") != 0 && real_gpu_present()) {
-        printf("skip: %s sets MCOLL_NVLS=%s and runs only where no NVIDIA driver and GPU are present\n", v->test,
-               v->mcoll_nvls);
+    /* Touching the multicast switches by hand is for this CPU-only model; never where a GPU
+     * could see it. */
+    if (((v->mcoll_nvls && strcmp(v->mcoll_nvls, "0") != 0) || !v->nccl_nvls) && real_gpu_present()) {
+        printf("skip: %s changes the multicast switches and runs only where no NVIDIA driver and GPU are present\n",
+               v->test);
         return 77;
     }
     if (v->nccl_nvls) setenv("NCCL_NVLS_ENABLE", v->nccl_nvls, 1);
@@ -102,15 +103,8 @@ static inline int killswitch_main(int argc, char **argv, const killswitch_varian
     if (v->mcoll_nvls) setenv("MCOLL_NVLS", v->mcoll_nvls, 1);
     else unsetenv("MCOLL_NVLS");
 
-    mcoll_contract_install();
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (world_size < 2 || world_size > 8) {
-        if (world_rank == 0) printf("skip: %s needs 2 to 8 ranks, got %d\n", v->test, world_size);
-        MPI_Finalize();
-        return 77;
-    }
+    int skip = team_test_start(&argc, &argv, v->test);
+    if (skip) return skip;
 
     case_begin();
     const mcoll_settings *settings = mcoll_settings_get();
