@@ -24,7 +24,7 @@ extern "C" {
 
 /* API version: changes only when the API does. mcoll_version() gives the library's. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 1
+#define MCOLL_API_VERSION_MINOR 2
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -75,10 +75,12 @@ void mcoll_config_print(void);
  * ------------------------------------------------------------------------------------------- */
 typedef struct mcoll_comm mcoll_comm;
 
-/* Collective over `comm`: every rank must call it. Builds the team (one GPU per rank, the GPU
+/* Collective over `comm`: every rank must call it. Builds the team (a GPU per rank, the GPU
  * current in the calling thread's CUDA context, else local rank modulo GPU count), symmetric
  * memory and, when enabled and supported, the multicast object. `config` may be NULL.
- * All ranks of `comm` must share one node. */
+ * All ranks of `comm` must share one node. Several ranks may share a GPU when it runs under
+ * CUDA MPS; a GPU shared by ranks without MPS gives MCOLL_ERR_UNSUPPORTED (kernels that wait
+ * for another process would each take a scheduler time slice). */
 mcoll_result mcoll_comm_create(MPI_Comm comm, const mcoll_config *config, mcoll_comm **out);
 
 /* Collective over the communicator it was created from. Waits for the team's work to end and
@@ -94,6 +96,11 @@ typedef struct {
     size_t peer_mapped_bytes;      /* peer memory mapped into this process */
     char handle_type[16];          /* "fabric" or "posix-fd" */
     char nvls_reason[160];         /* why multicast is or is not in use */
+    /* API 0.2 */
+    int gpus;                      /* distinct GPUs in the team */
+    int ranks_per_gpu;             /* most ranks of the team on one GPU (> 1: GPUs shared under MPS) */
+    int gpu_sharers;               /* ranks on this rank's GPU, itself included */
+    int mps;                       /* 1 when this rank's GPU shares its contexts through MPS */
 } mcoll_comm_info_t;
 
 mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);

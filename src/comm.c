@@ -66,6 +66,10 @@ mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info)
     info->peer_mapped_bytes = t->symm.size * (size_t)(t->size - 1);
     snprintf(info->handle_type, sizeof info->handle_type, "%s", t->handle_kind == MCOLL_HANDLE_FABRIC ? "fabric" : "posix-fd");
     snprintf(info->nvls_reason, sizeof info->nvls_reason, "%s", t->nvls_reason);
+    info->gpus = t->sharing.gpus;
+    info->ranks_per_gpu = t->sharing.ranks_per_gpu;
+    info->gpu_sharers = t->sharing.sharers;
+    info->mps = t->sharing.mps;
     return MCOLL_SUCCESS;
 }
 
@@ -74,9 +78,9 @@ mcoll_result mcoll_comm_describe(const mcoll_comm *comm, char *buf, size_t len)
     mcoll_comm_info_t info;
     mcoll_result rc = mcoll_comm_info(comm, &info);
     if (rc != MCOLL_SUCCESS || !buf) return rc ? rc : MCOLL_ERR_INVALID_ARG;
-    snprintf(buf, len, "engine=%s ranks=%d device=%d symmetric=%zu MiB handles=%s multicast=%s",
-             info.engine == MCOLL_ENGINE_NVLS ? "nvls" : "unicast", info.team_size, info.device,
-             info.symmetric_bytes >> 20, info.handle_type, info.nvls_reason);
+    snprintf(buf, len, "engine=%s ranks=%d gpus=%d ranks/gpu=%d mps=%s device=%d symmetric=%zu MiB handles=%s multicast=%s",
+             info.engine == MCOLL_ENGINE_NVLS ? "nvls" : "unicast", info.team_size, info.gpus, info.ranks_per_gpu,
+             info.mps ? "on" : "off", info.device, info.symmetric_bytes >> 20, info.handle_type, info.nvls_reason);
     return MCOLL_SUCCESS;
 }
 

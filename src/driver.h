@@ -22,6 +22,7 @@
     X(cuDeviceGetCount, 2000)                    \
     X(cuDeviceGetAttribute, 2000)                \
     X(cuDeviceGetPCIBusId, 4010)                 \
+    X(cuDeviceGetUuid, 11040)                    \
     X(cuDevicePrimaryCtxRetain, 7000)            \
     X(cuDevicePrimaryCtxRelease, 11000)          \
     X(cuCtxGetCurrent, 4000)                     \

@@ -68,6 +68,8 @@ int mcoll_multicast_wanted(mcoll_team *team, const mcoll_config *config, size_t 
     else if (config->engine == MCOLL_ENGINE_UNICAST) why = "off: unicast engine requested";
     else if (!mcoll_cu.cuMulticastCreate || !mcoll_cu.cuMulticastGetGranularity) why = "off: the driver has no multicast entry points";
     else if (team->size < 2) why = "off: a team of one GPU";
+    /* The object takes one allocation per GPU: ranks sharing a GPU cannot each bind theirs. */
+    else if (team->sharing.ranks_per_gpu > 1) why = "off: ranks share a GPU (multicast needs one rank per GPU)";
     else if (mcoll_cu.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, team->cu_device) != CUDA_SUCCESS || !supported)
         why = "off: not every GPU supports multicast (needs Hopper or later behind NVSwitch, Fabric Manager)";
     ok = why == NULL;

@@ -10,15 +10,20 @@
 #include "locality.h"
 #include "team.h"
 
-/* Symmetric memory this process holds, against MCOLL_MEMORY_LIMIT. */
+/* Symmetric memory this process holds, against its share of MCOLL_MEMORY_LIMIT, which bounds a
+ * GPU: ranks that share one split it evenly (the most ranks seen on this process's GPU in any
+ * team so far; every rank of a GPU sees the same count in a team of all of them). */
 static size_t memory_held;
+static int gpu_sharers = 1;
 static pthread_mutex_t memory_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The bytes this rank can still give a new team, at most `wanted`. */
-static size_t memory_available(size_t wanted)
+static size_t memory_available(size_t wanted, int sharers)
 {
-    size_t limit = mcoll_settings_get()->memory_limit, left;
+    size_t limit, left;
     pthread_mutex_lock(&memory_lock);
+    if (sharers > gpu_sharers) gpu_sharers = sharers;
+    limit = mcoll_settings_get()->memory_limit / (size_t)gpu_sharers;
     left = memory_held < limit ? limit - memory_held : 0;
     pthread_mutex_unlock(&memory_lock);
     return wanted < left ? wanted : left;
@@ -148,9 +153,47 @@ static int init_signals(mcoll_team *team)
     return mcoll_team_agree(team->comm, ok);
 }
 
-static void fill_device_view(mcoll_team *team, const mcoll_config *config)
+/* Settings that decide layout or algorithm, the same on every rank. */
+typedef struct {
+    int max_blocks;
+    size_t oneshot_max;
+    int timeout_s;
+} agreed_params;
+
+/* One allreduce gives every setting's smallest and largest value over the ranks. The smaller
+ * block count and one-shot limit win (each rank's layout and algorithm must match), and the
+ * longer timeout (no rank gives up on a peer that is still within its own patience). A rank
+ * whose own value lost says so once at INFO. */
+static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_params *out)
 {
     const mcoll_settings *settings = mcoll_settings_get();
+    int64_t mine[3], v[6];
+    int i;
+    mine[0] = config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks : MCOLL_MAX_BLOCKS;
+    mine[1] = (int64_t)settings->oneshot_max;
+    mine[2] = settings->timeout_s;
+    for (i = 0; i < 3; i++) {
+        v[2 * i] = mine[i];
+        v[2 * i + 1] = -mine[i];
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_INT64_T, MPI_MAX, team->comm) != MPI_SUCCESS) return 0;
+    out->max_blocks = (int)-v[1];
+    out->oneshot_max = (size_t)-v[3];
+    out->timeout_s = (int)v[4];
+    if (mine[0] != out->max_blocks)
+        MCOLL_INFO("ranks differ in MCOLL_MAX_BLOCKS: %d blocks (the smallest) instead of this rank's %lld",
+                   out->max_blocks, (long long)mine[0]);
+    if (mine[1] != (int64_t)out->oneshot_max)
+        MCOLL_INFO("ranks differ in MCOLL_ONESHOT_MAX: %zu bytes (the smallest) instead of this rank's %lld",
+                   out->oneshot_max, (long long)mine[1]);
+    if (mine[2] != out->timeout_s)
+        MCOLL_INFO("ranks differ in MCOLL_TIMEOUT: %d s (the longest) instead of this rank's %lld", out->timeout_s,
+                   (long long)mine[2]);
+    return 1;
+}
+
+static void fill_device_view(mcoll_team *team, const agreed_params *params)
+{
     mcoll_dev_team *dev = &team->dev;
     int i, sms = attribute(team, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
     memset(dev, 0, sizeof *dev);
@@ -168,17 +211,19 @@ static void fill_device_view(mcoll_team *team, const mcoll_config *config)
     }
     dev->epochs = (uint64_t *)(uintptr_t)team->epochs;
     dev->num_sms = sms > 0 ? sms : 1;
-    dev->max_blocks = config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks : MCOLL_MAX_BLOCKS;
-    dev->oneshot_max = settings->oneshot_max;
-    dev->timeout_ns = (uint64_t)settings->timeout_s * 1000000000ull;
+    dev->max_blocks = params->max_blocks;
+    dev->oneshot_max = params->oneshot_max;
+    dev->timeout_ns = (uint64_t)params->timeout_s * 1000000000ull;
 }
 
 mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_team **out)
 {
     mcoll_team *team;
+    agreed_params params;
     size_t granularity, mc_granularity = 0;
     uint64_t mine, bytes = 0;
     int size, rank, ok, nvls;
+    mcoll_result rc;
 
     *out = NULL;
     PMPI_Comm_size(comm, &size);
@@ -205,6 +250,12 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 
     if (!mcoll_team_agree(team->comm, pick_device(team))) goto fail;
     mcoll_locality_log(team->device);
+    rc = mcoll_gpu_sharing_learn(team);
+    if (rc != MCOLL_SUCCESS) {
+        mcoll_team_destroy(team);
+        return rc;
+    }
+    if (!agree_params(team, config, &params)) goto fail;
     if (!choose_handle_kind(team)) {
         MCOLL_WARN("no team: the GPUs cannot share memory (no virtual memory management or shareable handles)");
         goto fail;
@@ -214,13 +265,14 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     if (!granularity) goto fail;
     if (mc_granularity > granularity) granularity = mc_granularity;
     /* Every rank takes the smallest size any rank can afford, in whole granules. */
-    mine = memory_available(mcoll_round_up(config->buffer_size, granularity)) / granularity * granularity;
+    mine = memory_available(mcoll_round_up(config->buffer_size, granularity), team->sharing.sharers) / granularity *
+           granularity;
     if (PMPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MIN, team->comm) != MPI_SUCCESS) goto fail;
     if (bytes < MCOLL_DATA_OFFSET + (1u << 20)) {
         if (rank == 0)
-            MCOLL_WARN("no GPU engine for this communicator: MCOLL_MEMORY_LIMIT (%zu bytes per GPU) is used up by "
-                       "other communicators; free some, or raise the limit",
-                       mcoll_settings_get()->memory_limit);
+            MCOLL_WARN("no GPU engine for this communicator: MCOLL_MEMORY_LIMIT (%zu bytes per GPU, shared by up to %d "
+                       "ranks) is used up by other communicators; free some, or raise the limit",
+                       mcoll_settings_get()->memory_limit, team->sharing.ranks_per_gpu);
         mcoll_team_destroy(team);
         return MCOLL_ERR_NO_MEMORY;
     }
@@ -230,8 +282,9 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     if (nvls && config->nvls == MCOLL_ON && team->engine != MCOLL_ENGINE_NVLS && rank == 0)
         MCOLL_WARN("multicast requested but not in use (%s)", team->nvls_reason);
     if (!init_signals(team)) goto fail;
-    fill_device_view(team, config);
-    MCOLL_INFO("team of %d GPUs on local rank %d: engine %s, multicast %s", size, rank,
+    fill_device_view(team, &params);
+    MCOLL_INFO("team of %d ranks on %d GPUs (up to %d per GPU%s) on local rank %d: engine %s, multicast %s", size,
+               team->sharing.gpus, team->sharing.ranks_per_gpu, team->sharing.ranks_per_gpu > 1 ? ", MPS" : "", rank,
                team->engine == MCOLL_ENGINE_NVLS ? "nvls" : "unicast", team->nvls_reason);
     *out = team;
     return MCOLL_SUCCESS;

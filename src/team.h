@@ -37,10 +37,19 @@ typedef struct {
     CUdeviceptr va;                               /* multicast address of the symmetric memory */
 } mcoll_multicast;
 
+/* How the team's ranks sit on GPUs: learnt at creation from every rank's device UUID. */
+typedef struct {
+    int gpus;                    /* distinct GPUs in the team */
+    int ranks_per_gpu;           /* most ranks on one GPU */
+    int sharers;                 /* ranks on this rank's GPU, itself included */
+    int mps;                     /* this rank's GPU runs its contexts through MPS */
+} mcoll_gpu_sharing;
+
 typedef struct mcoll_team {
     MPI_Comm comm;               /* private duplicate of the user's communicator */
     int rank, size;
     int device;                  /* CUDA ordinal */
+    mcoll_gpu_sharing sharing;
     CUdevice cu_device;
     CUcontext context;           /* the device's primary context, retained */
     int made_current;            /* the creating thread had no context: context was made current */
@@ -66,6 +75,11 @@ CUmemAllocationProp mcoll_allocation_prop(const mcoll_team *team, CUmemAllocatio
 CUmemAllocationHandleType mcoll_team_handle_type(const mcoll_team *team);
 /* Read and write access from this rank's GPU to a mapped range. */
 CUresult mcoll_set_access(const mcoll_team *team, CUdeviceptr va, size_t size);
+
+/* Learn which ranks share a GPU (team->sharing). MCOLL_ERR_UNSUPPORTED when some GPU is shared
+ * by ranks of which one does not run under MPS (said once at INFO): the team must not be built.
+ * Collective; every rank returns the same result. */
+mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team);
 
 /* Steps of team creation, each in its own file. All are collective and agree on status. */
 mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity);

@@ -44,6 +44,7 @@ static void fill_attributes(int device, const mcoll_contract_config *c)
     a[CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED] = c->posix_fd_supported;
     a[CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED] = c->fabric_supported;
     a[CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED] = c->multicast_supported;
+    a[CU_DEVICE_ATTRIBUTE_MPS_ENABLED] = c->mps_enabled;
     a[CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED] = 1;
     a[CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED] = 1;
 }

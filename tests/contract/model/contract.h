@@ -64,6 +64,7 @@ typedef struct mcoll_contract_config {
     int vmm_supported;                         /* default 1 */
     int posix_fd_supported;                    /* default 1 */
     int fabric_supported;                      /* default 1 */
+    int mps_enabled;                           /* CU_DEVICE_ATTRIBUTE_MPS_ENABLED; default 0 */
     size_t alloc_granularity_minimum;          /* cuMemGetAllocationGranularity; default 2 MiB */
     size_t alloc_granularity_recommended;      /* default 2 MiB */
     size_t multicast_granularity_minimum;      /* cuMulticastGetGranularity; default 2 MiB */

@@ -2,6 +2,7 @@
  * driver; a context handle is the address of one byte of `contexts`, one per device. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <string.h>
 #include "model.h"
 
 static char contexts[MCOLL_CONTRACT_MAX_DEVICES];
@@ -101,6 +102,22 @@ CUresult model_cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device)
     snprintf(bus_id, (size_t)len, "%04x:%02x:00.0",
              model_attribute(device, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
              model_attribute(device, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID));
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+/* Every process sees device d as the same GPU: ranks given the same ordinal share it. */
+CUresult model_cuDeviceGetUuid(CUuuid *uuid, CUdevice device)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuDeviceGetUuid, 1, "device=%d", device);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!uuid) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "uuid is NULL");
+    if (!model_valid_device(device))
+        return model_violation(&call, CUDA_ERROR_INVALID_DEVICE, "no device %d", device);
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    memset(uuid->bytes, 0, sizeof uuid->bytes);
+    memcpy(uuid->bytes, "model-gpu", 9);
+    uuid->bytes[15] = (char)device;
     return model_leave(&call, CUDA_SUCCESS);
 }
 

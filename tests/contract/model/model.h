@@ -250,6 +250,7 @@ CUresult model_cuDeviceGet(CUdevice *device, int ordinal);
 CUresult model_cuDeviceGetCount(int *count);
 CUresult model_cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device);
 CUresult model_cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device);
+CUresult model_cuDeviceGetUuid(CUuuid *uuid, CUdevice device);
 CUresult model_cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device);
 CUresult model_cuDevicePrimaryCtxRelease(CUdevice device);
 CUresult model_cuCtxGetCurrent(CUcontext *context);

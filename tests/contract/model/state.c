@@ -65,6 +65,7 @@ static void setup_once(void)
     config.fabric_supported = env_flag("MCOLL_CONTRACT_FABRIC", config.fabric_supported);
     config.posix_fd_supported = env_flag("MCOLL_CONTRACT_POSIX_FD", config.posix_fd_supported);
     config.vmm_supported = env_flag("MCOLL_CONTRACT_VMM", config.vmm_supported);
+    config.mps_enabled = env_flag("MCOLL_CONTRACT_MPS", config.mps_enabled);
 
     pthread_mutex_lock(&model.lock);
     model_apply_config(&config);

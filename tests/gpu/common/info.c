@@ -17,21 +17,46 @@ static const char *engine_name(mcoll_engine e)
     return "?";
 }
 
-/* The team's devices are distinct: one GPU per rank. */
-static void check_devices(const mcoll_comm_info_t *info, MPI_Comm comm, int size)
+/* What the team reports of its GPUs is the truth: each rank's GPU UUID and MPS state, gathered
+ * here through the runtime, give the GPU count, the most ranks on one GPU and this rank's
+ * sharers. Ranks may share a GPU (under MPS); mcoll must say so, not assume one GPU per rank. */
+typedef struct {
+    char uuid[16];
+    int mps;
+} gpu_id;
+
+static void check_devices(const mcoll_comm_info_t *info, MPI_Comm comm, int rank, int size)
 {
-    int *devices = malloc((size_t)size * sizeof *devices), r, q;
+    gpu_id mine, *all = malloc((size_t)size * sizeof *all);
+    struct cudaDeviceProp prop;
+    int device = -1, r, q, gpus = 0, most = 0, sharers = 0;
     char line[256];
     size_t used = 0;
-    if (!devices) return;
-    MPI_Allgather(&info->device, 1, MPI_INT, devices, 1, MPI_INT, comm);
+    if (!all) return;
+    memset(&mine, 0, sizeof mine);
+    if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+        memcpy(mine.uuid, prop.uuid.bytes, sizeof mine.uuid);
+    cudaDeviceGetAttribute(&mine.mps, cudaDevAttrMpsEnabled, device);
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, comm);
     for (r = 0; r < size; r++) {
-        for (q = 0; q < r; q++)
-            if (devices[q] == devices[r]) case_fail("ranks %d and %d share GPU %d", q, r, devices[r]);
-        if (used < sizeof line) used += (size_t)snprintf(line + used, sizeof line - used, " %d->%d", r, devices[r]);
+        int on_gpu = 0, first = r;
+        for (q = 0; q < size; q++) {
+            if (memcmp(all[q].uuid, all[r].uuid, sizeof all[r].uuid)) continue;
+            on_gpu++;
+            if (q < first) first = q;
+        }
+        if (first == r) gpus++;
+        if (on_gpu > most) most = on_gpu;
+        if (r == rank) sharers = on_gpu;
+        if (used < sizeof line) used += (size_t)snprintf(line + used, sizeof line - used, " %d->gpu%d", r, first);
     }
-    say("team rank -> GPU:%s", line);
-    free(devices);
+    say("team rank -> GPU (named by its lowest rank):%s; MPS %s", line, mine.mps ? "on" : "off");
+    if (info->gpus != gpus) case_fail("gpus %d, but the ranks use %d distinct GPUs", info->gpus, gpus);
+    if (info->ranks_per_gpu != most) case_fail("ranks_per_gpu %d, want %d", info->ranks_per_gpu, most);
+    if (info->gpu_sharers != sharers) case_fail("gpu_sharers %d, want %d", info->gpu_sharers, sharers);
+    if (info->mps != (mine.mps != 0)) case_fail("mps %d, but the device attribute reads %d", info->mps, mine.mps);
+    if (most > 1 && !mine.mps) case_fail("a team was built on a GPU shared without MPS");
+    free(all);
 }
 
 /* mcoll_comm_describe must stay within a short buffer and terminate it. */
@@ -63,11 +88,13 @@ void check_comm_info(const char *name, mcoll_comm *mc, MPI_Comm comm)
     rc = mcoll_comm_info(mc, &info);
     if (rc != MCOLL_SUCCESS) {
         case_fail("mcoll_comm_info returned %d", (int)rc);
-        info.device = -1 - rank; /* keep the device check collective and quiet */
+        memset(&info, 0, sizeof info); /* the device check below still runs on every rank */
     } else {
         say("info: engine=%s team_size=%d rank=%d device=%d symmetric_bytes=%zu peer_mapped_bytes=%zu handles=%s",
             engine_name(info.engine), info.team_size, info.rank, info.device, info.symmetric_bytes,
             info.peer_mapped_bytes, info.handle_type);
+        say("info: gpus=%d ranks_per_gpu=%d gpu_sharers=%d mps=%d", info.gpus, info.ranks_per_gpu, info.gpu_sharers,
+            info.mps);
         say("info: multicast: %s", info.nvls_reason);
         if (info.engine != MCOLL_ENGINE_UNICAST)
             case_fail("engine is %s, want unicast (NCCL_NVLS_ENABLE=0)", engine_name(info.engine));
@@ -83,7 +110,7 @@ void check_comm_info(const char *name, mcoll_comm *mc, MPI_Comm comm)
         if (strcmp(info.handle_type, "fabric") && strcmp(info.handle_type, "posix-fd"))
             case_fail("handle_type \"%.16s\", want fabric or posix-fd", info.handle_type);
     }
-    check_devices(&info, comm, size);
+    check_devices(&info, comm, rank, size);
     check_describe(mc);
     case_end();
 }
