@@ -7,34 +7,38 @@
 #ifndef MCOLL_BARRIER_CUH
 #define MCOLL_BARRIER_CUH
 
-#include <stdio.h>
 #include "launch.h"
 #include "ptx.cuh"
 #include "access.cuh"
 
 namespace mcoll {
 
-static __device__ __noinline__ void barrier_timeout(int rank, int block, int peer, uint64_t expected,
-                                             uint64_t seen, uint64_t timeout_ns) {
-    printf("mcoll: barrier timeout after %llu ns: rank %d block %d waits for rank %d "
-           "(expected count %llu, seen %llu); a peer left the collective or called another one\n",
-           (unsigned long long)timeout_ns, rank, block, peer, (unsigned long long)expected,
-           (unsigned long long)seen);
-    __trap();
-}
+/* Polls of a waiting counter before the wait starts sleeping, and the longest sleep. A wait
+ * that gets this far has lasted milliseconds: sleeping costs it at most MAX_SLEEP_NS of
+ * latency, and frees issue slots and memory bandwidth for kernels still working (ranks that
+ * share the GPU under MPS among them). */
+constexpr uint32_t WAIT_SPIN_POLLS = 4096;
+constexpr uint32_t WAIT_MAX_SLEEP_NS = 1024;
+/* The host flag lives across PCIe: read it only once per this many polls. */
+constexpr uint32_t WAIT_FLAG_EVERY = 64;
 
-/* Spin until rank `peer` has arrived `expected` times at this block's barrier. */
+/* Wait until rank `peer` has arrived `expected` times at this block's barrier. There is no
+ * deadline: a peer may legally join minutes later (a rank writing a checkpoint). The wait
+ * gives up only when the host raises the team's abort flag (a peer process died, or the
+ * opt-in MCOLL_TIMEOUT passed); the kernel then runs to its end on whatever the buffers hold
+ * and the host reports the failure, so no GPU is left spinning for a peer that is gone. */
 __device__ __forceinline__ void wait_arrival(const mcoll_dev_team &t, int block, int peer,
                                              uint64_t expected) {
     const uint64_t *c = t.peer_signal[t.rank] + signal_slot(block, peer);
-    uint64_t seen = ld_acquire_sys_u64(c);
-    if ((int64_t)(seen - expected) >= 0) return;
-    const uint64_t start = globaltimer_ns();
-    for (;;) {
-        seen = ld_acquire_sys_u64(c);
-        if ((int64_t)(seen - expected) >= 0) return;
-        if (t.timeout_ns != 0 && globaltimer_ns() - start > t.timeout_ns)
-            barrier_timeout(t.rank, block, peer, expected, seen, t.timeout_ns);
+    if ((int64_t)(ld_acquire_sys_u64(c) - expected) >= 0) return;
+    uint32_t sleep_ns = 0;
+    for (uint32_t polls = 1;; polls++) {
+        if ((int64_t)(ld_acquire_sys_u64(c) - expected) >= 0) return;
+        if (polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) return;
+        if (polls >= WAIT_SPIN_POLLS) {
+            sleep_ns = sleep_ns ? (sleep_ns < WAIT_MAX_SLEEP_NS ? 2 * sleep_ns : WAIT_MAX_SLEEP_NS) : 32;
+            nanosleep_ns(sleep_ns);
+        }
     }
 }
 

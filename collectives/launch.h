@@ -51,7 +51,8 @@ typedef struct mcoll_dev_team {
     int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */
     size_t oneshot_max;                        /* allreduce/reduce bytes up to which one-shot runs,
                                                   bcast bytes up to which root pushes to all */
-    uint64_t timeout_ns;                       /* a spin longer than this traps with a message */
+    const volatile uint32_t *abort_flag;       /* host-mapped; nonzero: every wait gives up (the host
+                                                  saw a peer die or MCOLL_TIMEOUT pass) */
 } mcoll_dev_team;
 
 /* Launch status codes (0 = launched). */

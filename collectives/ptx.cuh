@@ -53,6 +53,15 @@ __device__ __forceinline__ void fence_proxy_alias() {
     asm volatile("fence.proxy.alias;" ::: "memory");
 }
 
+/* A flag the host writes into mapped pinned memory: read past every cache. */
+__device__ __forceinline__ uint32_t ld_volatile_sys_u32(const volatile uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.volatile.global.u32 %0, [%1];" : "=r"(v) : "l"(gaddr((const void *)p)) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ void nanosleep_ns(uint32_t ns) { __nanosleep(ns); }
+
 __device__ __forceinline__ uint64_t globaltimer_ns() {
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

@@ -39,7 +39,9 @@ typedef enum {
     MCOLL_ERR_MPI,          /* an MPI call failed */
     MCOLL_ERR_NO_MEMORY,    /* host or device memory exhausted */
     MCOLL_ERR_SYSTEM,       /* an operating-system call failed (sockets, fds) */
-    MCOLL_ERR_INTERNAL
+    MCOLL_ERR_INTERNAL,
+    MCOLL_ERR_ABORTED       /* API 0.2: a peer's process exited, or MCOLL_TIMEOUT passed: the
+                               communicator's collectives fail from then on */
 } mcoll_result;
 
 /* Text for an error code; static storage. */

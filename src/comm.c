@@ -44,9 +44,10 @@ mcoll_result mcoll_comm_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 mcoll_result mcoll_comm_destroy(mcoll_comm *comm)
 {
     if (!comm) return MCOLL_ERR_INVALID_ARG;
-    /* Nobody may still read this rank's memory when it is unmapped. */
+    /* Nobody may still read this rank's memory when it is unmapped. A team whose peer is gone
+     * skips the barrier, which would never complete. */
     if (comm->team->symm.size) CU_WARN(cuCtxSynchronize());
-    PMPI_Barrier(comm->team->comm);
+    if (!mcoll_watch_aborted(&comm->team->watch)) PMPI_Barrier(comm->team->comm);
     mcoll_team_destroy(comm->team);
     free(comm);
     return MCOLL_SUCCESS;
@@ -97,6 +98,7 @@ static mcoll_access access_of(const mcoll_comm *comm)
 static mcoll_result enter(mcoll_comm *comm)
 {
     CUcontext current = NULL;
+    if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
     if (comm->team->made_current &&
         (mcoll_cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != comm->team->context))
         CU_RETURN(cuCtxSetCurrent(comm->team->context));
@@ -214,6 +216,14 @@ struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm) { return (struct CUstrea
 
 mcoll_result mcoll_comm_sync(mcoll_comm *comm)
 {
-    CU_RETURN(cuStreamSynchronize(comm->team->stream));
+    CUresult rc;
+    mcoll_watch_call_begin(&comm->team->watch);
+    rc = mcoll_cu.cuStreamSynchronize(comm->team->stream);
+    mcoll_watch_call_end(&comm->team->watch);
+    if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
+    if (rc != CUDA_SUCCESS) {
+        MCOLL_WARN("cuStreamSynchronize failed: %s", mcoll_cu_errname(rc));
+        return MCOLL_ERR_CUDA;
+    }
     return MCOLL_SUCCESS;
 }

@@ -48,8 +48,8 @@ static const setting settings_table[] = {
      "largest allreduce (bytes) done one-shot; larger ones are two-shot"},
     {"MCOLL_MIN_RANKS", "2", KIND_INT, FIELD(min_ranks), 1, 1024,
      "smallest communicator the GPU engines take (smaller ones are staged)"},
-    {"MCOLL_TIMEOUT", "60", KIND_INT, FIELD(timeout_s), 0, 86400,
-     "seconds a GPU-side wait for a peer may spin before the kernel traps with a message (0: never)"},
+    {"MCOLL_TIMEOUT", "0", KIND_INT, FIELD(timeout_s), 0, 86400,
+     "seconds a call made through MPI may wait for its peers before it fails with a message (0: no limit)"},
 };
 #define NUM_SETTINGS (sizeof settings_table / sizeof settings_table[0])
 

@@ -20,7 +20,7 @@ typedef struct {
     int max_blocks;            /* MCOLL_MAX_BLOCKS: kernel grid limit */
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
     int min_ranks;             /* MCOLL_MIN_RANKS: smallest communicator the engines take */
-    int timeout_s;             /* MCOLL_TIMEOUT: seconds a GPU-side wait may spin before trapping */
+    int timeout_s;             /* MCOLL_TIMEOUT: seconds a call through MPI may wait for its peers (0: no limit) */
 } mcoll_settings;
 
 /* Read the environment once (thread-safe) and return the values. */

@@ -34,6 +34,7 @@
     X(cuMemAlloc, 3020)                          \
     X(cuMemFree, 3020)                           \
     X(cuMemHostAlloc, 2020)                      \
+    X(cuMemHostGetDevicePointer, 3020)           \
     X(cuMemFreeHost, 2000)                       \
     X(cuMemHostRegister, 6050)                   \
     X(cuMemHostUnregister, 4000)                 \

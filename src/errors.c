@@ -13,6 +13,7 @@ const char *mcoll_strerror(mcoll_result code)
     case MCOLL_ERR_NO_MEMORY: return "out of memory";
     case MCOLL_ERR_SYSTEM: return "operating-system call failed";
     case MCOLL_ERR_INTERNAL: return "internal error";
+    case MCOLL_ERR_ABORTED: return "a peer exited or MCOLL_TIMEOUT passed; the communicator cannot be used";
     }
     return "unknown error code";
 }

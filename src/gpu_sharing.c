@@ -7,12 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "checks.h"
 #include "team.h"
 
+/* What one allgather learns of each rank: its GPU, whether MPS serves it, and its process (for
+ * the watchdog, which checks that peers are alive). */
 typedef struct {
     CUuuid uuid;
     int mps;
+    pid_t pid;
 } gpu_identity;
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi -L prints it. */
@@ -51,6 +55,7 @@ mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team)
     int i, j, ok, unshared = -1;
 
     memset(&mine, 0, sizeof mine);
+    mine.pid = getpid();
     ok = mcoll_cu.cuDeviceGetUuid(&mine.uuid, team->cu_device) == CUDA_SUCCESS &&
          mcoll_cu.cuDeviceGetAttribute(&mine.mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, team->cu_device) == CUDA_SUCCESS;
     all = calloc((size_t)team->size, sizeof *all);
@@ -75,6 +80,7 @@ mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team)
         if (first == i) s->gpus++;
         if (on_gpu > s->ranks_per_gpu) s->ranks_per_gpu = on_gpu;
         if (i == team->rank) s->sharers = on_gpu;
+        team->watch.pids[i] = all[i].pid;
         if (on_gpu > 1 && without_mps && unshared < 0) unshared = first;
     }
     if (unshared >= 0 && team->rank == 0) report_unshared(team, all, unshared);

@@ -213,7 +213,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     dev->num_sms = sms > 0 ? sms : 1;
     dev->max_blocks = params->max_blocks;
     dev->oneshot_max = params->oneshot_max;
-    dev->timeout_ns = (uint64_t)params->timeout_s * 1000000000ull;
+    dev->abort_flag = (const volatile uint32_t *)(uintptr_t)team->watch.flag_device;
 }
 
 mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_team **out)
@@ -282,6 +282,10 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     if (nvls && config->nvls == MCOLL_ON && team->engine != MCOLL_ENGINE_NVLS && rank == 0)
         MCOLL_WARN("multicast requested but not in use (%s)", team->nvls_reason);
     if (!init_signals(team)) goto fail;
+    team->watch.rank = rank;
+    team->watch.size = size;
+    team->watch.timeout_s = params.timeout_s;
+    if (!mcoll_team_agree(team->comm, mcoll_watch_start(&team->watch) == MCOLL_SUCCESS)) goto fail;
     fill_device_view(team, &params);
     MCOLL_INFO("team of %d ranks on %d GPUs (up to %d per GPU%s) on local rank %d: engine %s, multicast %s", size,
                team->sharing.gpus, team->sharing.ranks_per_gpu, team->sharing.ranks_per_gpu > 1 ? ", MPS" : "", rank,
@@ -303,6 +307,7 @@ void mcoll_team_destroy(mcoll_team *team)
     if (team->symm.size) memory_account(team->symm.size, 0);
     mcoll_symmetric_destroy(team);
     mcoll_multicast_release(team);
+    mcoll_watch_stop(&team->watch);
     if (team->epochs) CU_WARN(cuMemFree(team->epochs));
     if (team->stream) CU_WARN(cuStreamDestroy(team->stream));
     if (team->context) {

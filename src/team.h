@@ -8,6 +8,7 @@
 #include "driver.h"
 #include "launch.h"
 #include "mcoll.h"
+#include "watchdog.h"
 
 typedef enum { MCOLL_HANDLE_POSIX_FD = 0, MCOLL_HANDLE_FABRIC = 1 } mcoll_handle_kind;
 
@@ -58,6 +59,7 @@ typedef struct mcoll_team {
     mcoll_multicast mc;
     CUdeviceptr epochs;          /* device memory: per-block barrier epochs */
     CUstream stream;             /* blocking stream for calls made through MPI */
+    mcoll_watch watch;           /* abort flag and peer processes (watchdog.h) */
     mcoll_dev_team dev;          /* what the kernels get */
     mcoll_engine engine;         /* MCOLL_ENGINE_UNICAST or MCOLL_ENGINE_NVLS */
     char nvls_reason[160];
@@ -76,7 +78,7 @@ CUmemAllocationHandleType mcoll_team_handle_type(const mcoll_team *team);
 /* Read and write access from this rank's GPU to a mapped range. */
 CUresult mcoll_set_access(const mcoll_team *team, CUdeviceptr va, size_t size);
 
-/* Learn which ranks share a GPU (team->sharing). MCOLL_ERR_UNSUPPORTED when some GPU is shared
+/* Learn which ranks share a GPU (team->sharing) and every rank's process (team->watch.pids). MCOLL_ERR_UNSUPPORTED when some GPU is shared
  * by ranks of which one does not run under MPS (said once at INFO): the team must not be built.
  * Collective; every rank returns the same result. */
 mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team);

@@ -34,6 +34,7 @@ static const char *code_name(mcoll_result rc)
     case MCOLL_ERR_NO_MEMORY: return "MCOLL_ERR_NO_MEMORY";
     case MCOLL_ERR_SYSTEM: return "MCOLL_ERR_SYSTEM";
     case MCOLL_ERR_INTERNAL: return "MCOLL_ERR_INTERNAL";
+    case MCOLL_ERR_ABORTED: return "MCOLL_ERR_ABORTED";
     }
     return "an unknown code";
 }

@@ -1,45 +1,76 @@
 #!/bin/bash
 # The GPU test suite, for a machine with NVIDIA GPUs. Run from the repository root:
 #
-#   bash tests/gpu/run.sh [--np 2,4] [--steps LIST] [--quick] [--filter F] [--timeout S] [--budget S]
+#   bash tests/gpu/run.sh [--np 2,4] [--steps LIST] [--mps auto|on|off] [--quick] [--filter F]
+#                         [--timeout S] [--budget S]
 #
-# Steps, in order (default: all):
-#   build      ./configure --with-cuda-arch=<the GPUs'> && make -j (in-tree, into build/)
+# Steps, in the order they run (default: all; `sanitizer` selects memcheck, racecheck, synccheck):
+#   build      ./configure --with-cuda-arch=<the GPUs'> && make -j (in-tree, into build/;
+#              incremental when build/ is there)
 #   guard      the cuMulticast guard's self-test (tests/gpu/test_guard.sh); always run when a
 #              GPU step is selected, and GPU steps run only when it passed
+#   nomps      gpu_mpi -q at NP 2 on ONE GPU without MPS (runs before the MPS daemon starts),
+#              MCOLL_DEBUG=INFO: must pass and log the library's "... share GPU ... without MPS"
+#              line (ranks sharing a GPU without MPS take the staged path)
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
-#   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP=2 (the pinned-host fallback path)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
-#   sanitizer  compute-sanitizer memcheck on gpu_native -q at NP=2 (or the smallest NP)
+#   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
+#   memcheck   compute-sanitizer --tool memcheck  on gpu_native -q and gpu_mpi -q at NP 2
+#   racecheck  compute-sanitizer --tool racecheck on a few cases of each (float sum, bcast, ...)
+#   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
 #
-# Safety: refuses to start (exit 2) unless NCCL_NVLS_ENABLE is exactly 0, and if MCOLL_NVLS or
-# MCOLL_ENGINE ask for multicast. Every GPU program runs under the guard
-# (mpirun -x LD_PRELOAD=build/tests/gpu/libmcoll_guard.so), which aborts a rank before any
-# cuMulticast* driver function runs, and the programs themselves refuse to run without it.
+# Ranks and GPUs: a rank count above the number of GPUs runs with ranks sharing GPUs (local
+# rank modulo the GPU count). --mps auto (default) starts a private CUDA MPS control daemon
+# (tests/gpu/mps.sh: pipe and log under $OUT/mps, stopped on exit) when some selected step has
+# more ranks than GPUs, and those steps run under it; --mps on runs every GPU step under it;
+# --mps off never starts one (ranks sharing a GPU then time-slice and mcoll stages). When the
+# daemon cannot start, run.sh says why and the steps run without MPS.
+# A sanitizer step fails on any error it reports other than the expected CUDA_ERROR_NOT_PERMITTED
+# of the library's fabric-handle probe (cuMemCreate), on a failed case, and when the sanitizer
+# never attached (no ERROR SUMMARY from every rank).
 #
-# Output: $OUT (default ./gpu-out): system.txt, one <step>[-np<N>].log per step, summary.txt,
-# bench/ (CSV, PNG). Ends with a table (step, NP, result, seconds, key figure) and exits 0 only
-# when nothing failed. Each step has a time limit (--timeout, default 300 s) and the whole run
-# keeps within --budget seconds (default 530): steps that would start too late are skipped.
-#   --np LIST       rank counts, e.g. 2 or 2,4 (default 2,4; counts above the GPU count skip)
+# Time: each step has a limit (--timeout, default 300 s) and the run keeps within --budget
+# (default 520 s): steps that would start too late are skipped. One device command allows
+# 600 s; on a one-GPU machine the full list needs two invocations (build is incremental):
+#   bash tests/gpu/run.sh --steps build,guard,nomps,native,stream,mpi,errors,split
+#   bash tests/gpu/run.sh --steps build,guard,staged,memcheck,racecheck,synccheck,bench
+#
+# Safety: refuses to start (exit 2) unless NCCL_NVLS_ENABLE is exactly 0, and if MCOLL_NVLS or
+# MCOLL_ENGINE ask for multicast. Every GPU program runs under the guard (LD_PRELOAD of
+# build/tests/gpu/libmcoll_guard.so), which aborts a rank before any cuMulticast* driver
+# function runs, and the programs themselves refuse to run without it.
+#
+# Output: $OUT (default ./gpu-out): system.txt, one <step>[-<program>][-np<N>].log per step,
+# mps/log (the daemon's control.log, server.log), summary.txt (GPU count and model, MPS mode,
+# then step, ranks/GPUs, MPS, result, seconds, key figure), bench/ (CSV, PNG). Exits 0 only
+# when nothing failed.
+#   --np LIST       rank counts, e.g. 2 or 2,4 (default 2,4)
 #   --steps LIST    e.g. build,guard,native (the guard step is added when a GPU step is listed)
+#   --mps MODE      auto, on or off (default auto)
 #   --quick         pass -q to the test programs (small counts only)
-#   --filter F      pass -f F to the test programs (cases whose name contains F; commas: any)
+#   --filter F      pass -f F to the test programs (cases whose name contains F; commas: any);
+#                   replaces the sanitizer steps' own filters
 # Environment: OUT, MPIRUN (default mpirun), MCOLL_CUDA_ARCH (e.g. sm_90; default from
 # nvidia-smi), MCOLL_DEBUG (default WARN), CONFIGURE_ARGS (extra ./configure arguments).
 set -u
 
-ALL_STEPS="build guard native stream mpi errors split staged sanitizer bench"
-GPU_STEPS="native stream mpi errors split staged sanitizer bench"
+ALL_STEPS="build guard nomps native stream mpi errors split staged memcheck racecheck synccheck bench"
+GPU_STEPS="nomps native stream mpi errors split staged memcheck racecheck synccheck bench"
+SANITIZER_TOOLS="memcheck racecheck synccheck"
+# racecheck is the slowest tool: one case family per collective.
+RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
+RACECHECK_MPI="mpi/allreduce/float/sum,mpi/bcast/float,mpi/barrier"
 NPS="2 4"
 STEPS=$ALL_STEPS
+MPS_MODE=auto
 PROG_ARGS=()
+USER_FILTER=
 STEP_TIMEOUT=300
-BUDGET=530
+BUDGET=520
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -u/d'; }
 die() { echo "run.sh: $*" >&2; exit 2; }
@@ -50,9 +81,11 @@ while [ $# -gt 0 ]; do
         --np=*) NPS=$(echo "${1#*=}" | tr ',' ' ') ;;
         --steps) [ $# -ge 2 ] || die "--steps needs a list"; STEPS=$(echo "$2" | tr ',' ' '); shift ;;
         --steps=*) STEPS=$(echo "${1#*=}" | tr ',' ' ') ;;
+        --mps) [ $# -ge 2 ] || die "--mps needs auto, on or off"; MPS_MODE=$2; shift ;;
+        --mps=*) MPS_MODE=${1#*=} ;;
         --quick) PROG_ARGS+=(-q) ;;
-        --filter) [ $# -ge 2 ] || die "--filter needs a value"; PROG_ARGS+=(-f "$2"); shift ;;
-        --filter=*) PROG_ARGS+=(-f "${1#*=}") ;;
+        --filter) [ $# -ge 2 ] || die "--filter needs a value"; USER_FILTER=$2; shift ;;
+        --filter=*) USER_FILTER=${1#*=} ;;
         --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; STEP_TIMEOUT=$2; shift ;;
         --timeout=*) STEP_TIMEOUT=${1#*=} ;;
         --budget) [ $# -ge 2 ] || die "--budget needs seconds"; BUDGET=$2; shift ;;
@@ -62,13 +95,30 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+[ -n "$USER_FILTER" ] && PROG_ARGS+=(-f "$USER_FILTER")
 for np in $NPS; do
     case "$np" in ''|*[!0-9]*) die "bad rank count '$np'" ;; esac
     [ "$np" -ge 1 ] || die "bad rank count '$np'"
 done
+[ -n "$NPS" ] || die "--np needs at least one rank count"
+expanded=
 for s in $STEPS; do
-    case " $ALL_STEPS " in *" $s "*) ;; *) die "unknown step '$s' (steps: $ALL_STEPS)" ;; esac
+    [ "$s" = sanitizer ] && s=$SANITIZER_TOOLS
+    for t in $s; do
+        case " $ALL_STEPS " in *" $t "*) ;; *) die "unknown step '$t' (steps: $ALL_STEPS; sanitizer)" ;; esac
+        case " $expanded " in *" $t "*) ;; *) expanded="$expanded $t" ;; esac
+    done
 done
+# The guard step comes with any GPU step; steps run in the order of ALL_STEPS.
+for t in $GPU_STEPS; do
+    case " $expanded " in *" $t "*) expanded="$expanded guard" ;; esac
+done
+STEPS=
+for t in $ALL_STEPS; do
+    case " $expanded " in *" $t "*) STEPS="$STEPS $t" ;; esac
+done
+STEPS=${STEPS# }
+case "$MPS_MODE" in auto|on|off) ;; *) die "--mps takes auto, on or off, not '$MPS_MODE'" ;; esac
 case "$STEP_TIMEOUT$BUDGET" in *[!0-9]*) die "--timeout and --budget take whole seconds" ;; esac
 
 # --- safety: multicast stays off ------------------------------------------------------------
@@ -85,12 +135,11 @@ case "$(echo "${MCOLL_ENGINE-}" | tr '[:upper:]' '[:lower:]')" in
 esac
 
 selected() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
-for s in $GPU_STEPS; do
-    if selected "$s" && ! selected guard; then STEPS="$STEPS guard"; fi
-done
 
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd) || die "cannot find the repository root"
 cd "$SRCDIR" || die "cannot enter $SRCDIR"
+# shellcheck source=tests/gpu/mps.sh
+. "$SRCDIR/tests/gpu/mps.sh" || die "cannot read tests/gpu/mps.sh"
 BUILD=$SRCDIR/build
 GUARD=$BUILD/tests/gpu/libmcoll_guard.so
 OUT=${OUT:-./gpu-out}
@@ -109,22 +158,28 @@ SECONDS=0
 elapsed() { printf '%3d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
 note() { echo "[$(elapsed)] $*"; }
 
+# The MPS daemon started here is stopped however the run ends.
+trap 'mps_stop' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 # --- the machine ----------------------------------------------------------------------------
 {
     echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "host:      $(hostname 2>/dev/null)"
     echo "source:    $SRCDIR ($(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
-    echo "steps:     $STEPS; NP: $NPS; program args: ${PROG_ARGS[*]:-none}"
+    echo "steps:     $STEPS; NP: $NPS; MPS: $MPS_MODE; program args: ${PROG_ARGS[*]:-none}"
     echo "env:       NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE MCOLL_DEBUG=$MCOLL_DEBUG MCOLL_NVLS=${MCOLL_NVLS-unset}" \
-         "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset}"
+         "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY-unset}"
     echo "mpi:       $("$MPIRUN" --version 2>&1 | head -n 1); OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
     echo "nvcc:      $( (nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | tail -n 1)"
+    echo "mps:       $(command -v nvidia-cuda-mps-control || echo 'nvidia-cuda-mps-control not found')"
     echo
     echo "\$ nvidia-smi -L"
     nvidia-smi -L 2>&1
     echo
-    echo "\$ nvidia-smi --query-gpu=index,name,compute_cap,memory.used,memory.total,driver_version --format=csv"
-    nvidia-smi --query-gpu=index,name,compute_cap,memory.used,memory.total,driver_version --format=csv 2>&1
+    echo "\$ nvidia-smi --query-gpu=index,name,compute_cap,compute_mode,memory.used,memory.total,driver_version --format=csv"
+    nvidia-smi --query-gpu=index,name,compute_cap,compute_mode,memory.used,memory.total,driver_version --format=csv 2>&1
     echo
     echo "\$ nvidia-smi topo -m"
     nvidia-smi topo -m 2>&1
@@ -137,17 +192,39 @@ if [ -n "${CUDA_VISIBLE_DEVICES-}" ]; then
     visible=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
     [ "$visible" -lt "$NGPUS" ] && NGPUS=$visible
 fi
-note "GPUs usable: $NGPUS"
+FIRST_GPU=0
+[ -n "${CUDA_VISIBLE_DEVICES-}" ] && FIRST_GPU=${CUDA_VISIBLE_DEVICES%%,*}
+GPU_MODEL=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c |
+            sed 's/^ *\([0-9]*\) /\1 x /' | paste -sd ';' -)
+note "GPUs usable: $NGPUS${GPU_MODEL:+ ($GPU_MODEL)}"
 NO_GPU=0
 for s in $GPU_STEPS; do
     if selected "$s" && [ "$NGPUS" -eq 0 ]; then NO_GPU=1; fi
 done
 
+smallest=$(for np in $NPS; do echo "$np"; done | sort -n | head -n 1)
+largest=$(for np in $NPS; do echo "$np"; done | sort -n | tail -n 1)
+small_np=2
+case " $NPS " in *" 2 "*) ;; *) small_np=$smallest ;; esac
+
 # --- bookkeeping ----------------------------------------------------------------------------
-R_STEP=() R_NP=() R_RES=() R_SEC=() R_KEY=()
-record() { # step np result seconds key
-    R_STEP+=("$1"); R_NP+=("${2:--}"); R_RES+=("$3"); R_SEC+=("$4"); R_KEY+=("$5")
-    note "$3 $1${2:+ np=$2} ($4 s)${5:+: $5}"
+R_STEP=() R_RG=() R_MPS=() R_RES=() R_SEC=() R_KEY=()
+record() { # step ranks/GPUs mps result seconds key
+    R_STEP+=("$1"); R_RG+=("${2:--}"); R_MPS+=("${3:--}"); R_RES+=("$4"); R_SEC+=("$5"); R_KEY+=("$6")
+    note "$4 $1${2:+ $2}${3:+ (MPS $3)} ($5 s)${6:+: $6}"
+}
+
+# "2/1": ranks over the GPUs they run on.
+ranks_gpus() { # np [gpus]
+    local g=${2:-$NGPUS}
+    [ "$1" -lt "$g" ] && g=$1
+    echo "$1/$g"
+}
+
+# The program summary "N passed, F failed, S skipped (T s)" of a log; library log lines
+# (MCOLL_DEBUG=INFO) are left out.
+summary_of() { # log
+    grep -v -E ' mcoll (INFO|TRACE|WARN) ' "$1" | grep -E ' passed, [0-9]+ failed' | tail -n 1 | sed 's/^[^:]*: //'
 }
 
 # The key figure of a finished step, from its log.
@@ -158,28 +235,55 @@ key_of() { # step log
             if [ -n "$problem" ]; then echo "$problem" | cut -c1-110
             else echo "${arch:-default targets}; $(find "$BUILD/tests/gpu" -maxdepth 1 -name 'gpu_*' -type f 2>/dev/null | wc -l) GPU test programs"; fi ;;
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
-        sanitizer)
-            errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$2" | awk '{s += $3} END {print s + 0}')
-            echo "memcheck errors: $errors; $(grep -E ' passed, [0-9]+ failed' "$2" | tail -n 1 | sed 's/^[^:]*: //')" ;;
-        bench) grep -v '^#' "$2" | grep . | tail -n 1 | cut -c1-70 ;;
-        *) grep -E ' passed, [0-9]+ failed' "$2" | tail -n 1 | sed 's/^[^:]*: //' ;;
+        bench)
+            shared=$(grep -m 1 -o 'ranks [0-9,]* share GPU [^ ]*' "$2")
+            echo "$(grep -v '^#' "$2" | grep -v -E ' mcoll (INFO|TRACE|WARN) ' | grep . | tail -n 1 | cut -c1-70)${shared:+; nccl not measured: $shared}" ;;
+        *) summary_of "$2" ;;
     esac
 }
 
-# run_step STEP NP COMMAND...: run under the time limit, log to $OUT, record the outcome.
+# Sanitizer verdict of a finished log: sets S_OK (1 clean) and S_KEY.
+# Every compute-sanitizer front end (one per rank) ends with "ERROR SUMMARY: N errors"; the one
+# error allowed is the CUDA_ERROR_NOT_PERMITTED that cuMemCreate returns to the library's
+# fabric-handle probe where fabric handles are not available.
+sanitizer_verdict() { # log np
+    local log=$1 np=$2 summaries total expected other unexpected hazards
+    summaries=$(grep -c 'ERROR SUMMARY: [0-9]* error' "$log")
+    total=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | awk '{s += $3} END {print s + 0}')
+    expected=$(grep -c 'Program hit CUDA_ERROR_NOT_PERMITTED.*cuMemCreate' "$log")
+    other=$(grep -E '^========= +Program hit ' "$log" | grep -v -c 'CUDA_ERROR_NOT_PERMITTED.*cuMemCreate')
+    hazards=$(grep -o 'RACECHECK SUMMARY: .*' "$log" | head -n 1)
+    unexpected=$((total - expected))
+    [ "$unexpected" -lt "$other" ] && unexpected=$other
+    S_OK=0
+    if [ "$summaries" -eq 0 ]; then
+        if grep -q 'No attachable process' "$log"; then S_KEY="never attached (No attachable process found)"
+        else S_KEY="never attached (no ERROR SUMMARY)"; fi
+    elif [ "$summaries" -lt "$np" ]; then
+        S_KEY="ERROR SUMMARY from $summaries of $np ranks"
+    elif [ "$unexpected" -gt 0 ]; then
+        S_KEY="$unexpected error(s) reported besides the expected cuMemCreate NOT_PERMITTED ($expected)"
+    else
+        S_OK=1
+        S_KEY="0 errors"
+        [ "$expected" -gt 0 ] && S_KEY="0 errors ($expected expected NOT_PERMITTED from cuMemCreate)"
+    fi
+    [ -n "$hazards" ] && S_KEY="$S_KEY; ${hazards#RACECHECK SUMMARY: }"
+}
+
+# run_step STEP RANKS/GPUS MPS LOG COMMAND...: run under the time limit, log, record the outcome.
 run_step() {
-    local step=$1 np=$2 log limit left t0 rc result key
-    shift 2
-    log=$OUT/$step${np:+-np$np}.log
+    local step=$1 rg=$2 mps=$3 log=$4 limit left t0 rc result key np
+    shift 4
     left=$((BUDGET - SECONDS))
     if [ "$left" -lt 30 ]; then
-        record "$step" "$np" SKIP 0 "time budget (${BUDGET} s) spent"
+        record "$step" "$rg" "$mps" SKIP 0 "time budget (${BUDGET} s) spent"
         return 1
     fi
     limit=$STEP_TIMEOUT
     [ "$limit" -gt $((left - 15)) ] && limit=$((left - 15))
-    note "start $step${np:+ np=$np} (limit $limit s) -> $log"
-    { echo "\$ $*"; echo "# limit $limit s"; } > "$log"
+    note "start $step${rg:+ $rg}${mps:+ (MPS $mps)} (limit $limit s) -> $log"
+    { printf '$'; printf ' %q' "$@"; printf '\n# limit %s s\n' "$limit"; } > "$log"
     t0=$SECONDS
     timeout -k 10 "$limit" "$@" >> "$log" 2>&1
     rc=$?
@@ -190,10 +294,25 @@ run_step() {
         124|137) result=FAIL; key="time limit ($limit s); ${key}" ;;
         *) result=FAIL; key="exit $rc; ${key}" ;;
     esac
-    record "$step" "$np" "$result" $((SECONDS - t0)) "$key"
+    np=${rg%%/*}
+    case " $SANITIZER_TOOLS " in
+        *" $step "*)
+            sanitizer_verdict "$log" "$np"
+            [ "$S_OK" = 1 ] || result=FAIL
+            key="$(basename "$log" | sed 's/^[a-z]*-\([a-z]*\)-.*/\1/'): $S_KEY${key:+; $key}" ;;
+    esac
+    if [ "$step" = nomps ] && [ "$result" = PASS ]; then
+        if grep -q 'without MPS' "$log"; then
+            key="$key; 'without MPS' INFO line present"
+        else
+            result=FAIL
+            key="no 'without MPS' INFO line in the log; $key"
+        fi
+    fi
+    record "$step" "$rg" "$mps" "$result" $((SECONDS - t0)) "$key"
     if [ "$result" = FAIL ]; then
         if grep -q '^FAIL ' "$log"; then grep '^FAIL ' "$log" | head -n 12 | cut -c1-300 | sed 's/^/    /'
-        else tail -n 12 "$log" | cut -c1-300 | sed 's/^/    /'; fi
+        else grep -v -E ' mcoll (INFO|TRACE) ' "$log" | tail -n 12 | cut -c1-300 | sed 's/^/    /'; fi
     fi
     [ "$result" = PASS ]
 }
@@ -211,83 +330,158 @@ if selected build; then
     JOBS=$(nproc 2>/dev/null || echo 4)
     export JOBS
     # shellcheck disable=SC2016 # expanded by the inner shell
-    run_step build "" bash -c '$CONFIGURE_LINE && make -j"$JOBS"' || BUILD_OK=0
+    run_step build "" "" "$OUT/build.log" bash -c '$CONFIGURE_LINE && make -j"$JOBS"' || BUILD_OK=0
 fi
 
 # --- guard ----------------------------------------------------------------------------------
 GUARD_OK=0
 if selected guard; then
     if [ $BUILD_OK = 1 ]; then
-        run_step guard "" sh "$SRCDIR/tests/gpu/test_guard.sh" && GUARD_OK=1
+        run_step guard "" "" "$OUT/guard.log" sh "$SRCDIR/tests/gpu/test_guard.sh" && GUARD_OK=1
     else
-        record guard "" SKIP 0 "the build failed"
+        record guard "" "" SKIP 0 "the build failed"
     fi
     if [ $GUARD_OK = 1 ] && [ ! -f "$GUARD" ]; then
-        record guard-lib "" FAIL 0 "$GUARD is missing"
+        record guard-lib "" "" FAIL 0 "$GUARD is missing"
         GUARD_OK=0
     fi
 fi
 
 # --- GPU programs ---------------------------------------------------------------------------
-mpi_cmd() { # np: the mpirun prefix every GPU program runs under
+MPS_STATE=off   # on: the daemon answers; failed: it could not start (MPS_WHY)
+uses_mps() { # np: whether a step at this rank count runs under the daemon
+    [ "$MPS_STATE" = on ] || return 1
+    [ "$MPS_MODE" = on ] || [ "$1" -gt "$NGPUS" ]
+}
+mps_col() { # np: the MPS column of a row
+    if uses_mps "$1"; then echo on
+    elif [ "$MPS_STATE" = failed ] && { [ "$MPS_MODE" = on ] || [ "$1" -gt "$NGPUS" ]; }; then echo "off(failed)"
+    else echo off; fi
+}
+
+# mpi_cmd NP MPS(on/off) DEBUG GUARD(1/0): the mpirun prefix every GPU program runs under, in MPI.
+mpi_cmd() {
     MPI=("$MPIRUN" --allow-run-as-root -np "$1" --bind-to none
-         -x NCCL_NVLS_ENABLE -x MCOLL_DEBUG -x MCOLL_TEST_REQUIRE_GUARD=1)
-    if [ -z "${SANITIZE-}" ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
+         -x NCCL_NVLS_ENABLE -x "MCOLL_DEBUG=$3" -x MCOLL_TEST_REQUIRE_GUARD=1)
+    if [ "$2" = on ]; then
+        MPI+=(-x "CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE" -x "CUDA_MPS_LOG_DIRECTORY=$MPS_LOG")
+    fi
+    if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
 }
 
-# gpu_step STEP NP PROGRAM ARGS...: the common checks, then the program under mpirun.
-gpu_step() {
-    local step=$1 np=$2 prog=$3
-    shift 3
-    if [ $BUILD_OK = 0 ]; then record "$step" "$np" SKIP 0 "the build failed"; return; fi
-    if [ $GUARD_OK = 0 ]; then record "$step" "$np" FAIL 0 "not run: the guard self-test did not pass"; return; fi
-    if [ "$np" -gt "$NGPUS" ]; then record "$step" "$np" SKIP 0 "only $NGPUS GPUs"; return; fi
-    if [ ! -x "$prog" ]; then record "$step" "$np" FAIL 0 "$prog was not built"; return; fi
-    mpi_cmd "$np"
-    run_step "$step" "$np" "${MPI[@]}" "$prog" "$@"
+# gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
+gpu_ready() {
+    if [ $BUILD_OK = 0 ]; then record "$1" "$2" "$3" SKIP 0 "the build failed"; return 1; fi
+    if [ "$NGPUS" -eq 0 ]; then record "$1" "$2" "$3" SKIP 0 "no GPU"; return 1; fi
+    if [ $GUARD_OK = 0 ]; then record "$1" "$2" "$3" FAIL 0 "not run: the guard self-test did not pass"; return 1; fi
+    if [ ! -x "$4" ]; then record "$1" "$2" "$3" FAIL 0 "$4 was not built"; return 1; fi
+    return 0
 }
+
+# gpu_step STEP NP PROGRAM ARGS...: the program under mpirun and the guard.
+gpu_step() {
+    local step=$1 np=$2 prog=$3 rg mps
+    shift 3
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
+    gpu_ready "$step" "$rg" "$mps" "$prog" || return 0
+    mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+    run_step "$step" "$rg" "$mps" "$OUT/$step-np$np.log" "${MPI[@]}" "$prog" "$@"
+}
+
+# nomps: two ranks on one GPU, no MPS daemon reachable, before the daemon starts.
+if selected nomps; then
+    np=2
+    prog=$BUILD/tests/gpu/gpu_mpi
+    if gpu_ready nomps "$np/1" off "$prog"; then
+        mpi_cmd "$np" off INFO 1
+        # One GPU for both ranks, also on machines with more.
+        MPI+=(-x "CUDA_VISIBLE_DEVICES=$FIRST_GPU")
+        pipe=${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}
+        [ -e "$pipe/control" ] && note "note: an MPS daemon outside this run listens on $pipe; nomps ranks may reach it"
+        run_step nomps "$np/1" off "$OUT/nomps-np$np.log" "${MPI[@]}" "$prog" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    fi
+fi
+
+# The MPS daemon, when a step needs one.
+want_mps=0
+if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
+    for s in native stream mpi errors split staged $SANITIZER_TOOLS bench; do
+        selected "$s" || continue
+        case $s in
+            native|stream|mpi|errors) nps=$NPS ;;
+            split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
+            bench) nps=$largest ;;
+            *) nps=$small_np ;;
+        esac
+        for np in $nps; do
+            if [ "$MPS_MODE" = on ] || [ "$np" -gt "$NGPUS" ]; then want_mps=1; fi
+        done
+    done
+fi
+MPS_LINE="$MPS_MODE: not started (no selected step has more ranks than GPUs)"
+[ "$MPS_MODE" = off ] && MPS_LINE="off (--mps off)"
+if [ $want_mps = 1 ]; then
+    if mps_start "$OUT/mps"; then
+        MPS_STATE=on
+        MPS_LINE="$MPS_MODE: on (daemon on $MPS_PIPE, log $MPS_LOG${MPS_NOTE:+; $MPS_NOTE})"
+        note "MPS: control daemon up (pipe $MPS_PIPE)${MPS_NOTE:+; $MPS_NOTE}"
+    else
+        MPS_STATE=failed
+        MPS_LINE="$MPS_MODE: off (failed to start: $MPS_WHY)"
+        note "MPS: failed to start ($MPS_WHY); steps with ranks sharing a GPU run without MPS"
+    fi
+fi
 
 for step in native stream mpi errors split; do
     selected $step || continue
     for np in $NPS; do
         if [ $step = split ] && [ "$np" -lt 4 ]; then
-            record split "$np" SKIP 0 "needs 4 ranks"
+            record split "$(ranks_gpus "$np")" "" SKIP 0 "needs 4 ranks"
             continue
         fi
         gpu_step $step "$np" "$BUILD/tests/gpu/gpu_$step" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
 done
 
-smallest=$(for np in $NPS; do echo "$np"; done | sort -n | head -n 1)
-largest=$(for np in $NPS; do [ "$np" -le "$NGPUS" ] && echo "$np"; done | sort -n | tail -n 1)
-small_np=2
-case " $NPS " in *" 2 "*) ;; *) small_np=$smallest ;; esac
-
 if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
 fi
 
-if selected sanitizer; then
+sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+for tool in $SANITIZER_TOOLS; do
+    selected "$tool" || continue
     np=$small_np
-    sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
     if [ ! -x "$sanitizer" ]; then
-        record sanitizer "$np" SKIP 0 "no compute-sanitizer"
-    else
-        # Memcheck makes every kernel slow: quick counts only, whatever --quick says.
-        # The guard is preloaded into the checked program only (through env), not into the
-        # sanitizer's own front end, which cannot attach with it.
-        SANITIZE=1 gpu_step sanitizer "$np" "$sanitizer" --tool memcheck --error-exitcode 9 --target-processes all \
-            env "LD_PRELOAD=$GUARD" "$BUILD/tests/gpu/gpu_native" -q
+        record "$tool" "$rg" "$mps" SKIP 0 "no compute-sanitizer"
+        continue
     fi
-fi
+    for prog in native mpi; do
+        gpu_ready "$tool" "$rg" "$mps" "$BUILD/tests/gpu/gpu_$prog" || continue
+        filter=()
+        if [ -n "$USER_FILTER" ]; then filter=(-f "$USER_FILTER")
+        elif [ "$tool" = racecheck ] && [ $prog = native ]; then filter=(-f "$RACECHECK_NATIVE")
+        elif [ "$tool" = racecheck ]; then filter=(-f "$RACECHECK_MPI"); fi
+        mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 0
+        # The guard goes into the checked program only, appended to what the sanitizer itself
+        # preloads there (replacing LD_PRELOAD would drop the sanitizer's own injection);
+        # MCOLL_TEST_REQUIRE_GUARD=1 makes the program prove that it is loaded. Quick counts
+        # only, whatever --quick says.
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        run_step "$tool" "$rg" "$mps" "$OUT/$tool-$prog-np$np.log" "${MPI[@]}" \
+            "$sanitizer" --tool "$tool" --target-processes all \
+            sh -c 'LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$0"; export LD_PRELOAD; exec "$@"' "$GUARD" \
+            "$BUILD/tests/gpu/gpu_$prog" -q ${filter[@]+"${filter[@]}"}
+    done
+done
 
 if selected bench; then
     if [ ! -x "$BUILD/bin/mcoll-bench" ]; then
-        record bench "${largest:-}" SKIP 0 "build/bin/mcoll-bench not built"
-    elif [ -z "$largest" ]; then
-        record bench "" SKIP 0 "no rank count fits $NGPUS GPUs"
+        record bench "$(ranks_gpus "$largest")" "" SKIP 0 "build/bin/mcoll-bench not built"
     else
         mkdir -p "$OUT/bench"
         marker=$OUT/bench/.started
@@ -302,14 +496,23 @@ if selected bench; then
     fi
 fi
 
-if [ $NO_GPU = 1 ]; then record gpus "" FAIL 0 "no NVIDIA GPU found (nvidia-smi -L): nothing was tested on a GPU"; fi
+mps_stop
+if [ "$MPS_STATE" = on ]; then
+    note "MPS: daemon stopped; logs in $MPS_LOG"
+fi
+
+if [ $NO_GPU = 1 ]; then record gpus "" "" FAIL 0 "no NVIDIA GPU found (nvidia-smi -L): nothing was tested on a GPU"; fi
 
 # --- summary --------------------------------------------------------------------------------
 failed=0
 {
-    printf '%-10s %-3s %-6s %7s  %s\n' step np result seconds "key figure"
+    echo "GPUs:  $NGPUS${GPU_MODEL:+ ($GPU_MODEL)}; driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+    echo "MPS:   $MPS_LINE"
+    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; $(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null)"
+    printf '%-10s %-10s %-11s %-6s %7s  %s\n' step ranks/GPUs MPS result seconds "key figure"
     for i in "${!R_STEP[@]}"; do
-        printf '%-10s %-3s %-6s %7s  %s\n' "${R_STEP[$i]}" "${R_NP[$i]}" "${R_RES[$i]}" "${R_SEC[$i]}" "${R_KEY[$i]}"
+        printf '%-10s %-10s %-11s %-6s %7s  %s\n' "${R_STEP[$i]}" "${R_RG[$i]}" "${R_MPS[$i]}" "${R_RES[$i]}" \
+            "${R_SEC[$i]}" "${R_KEY[$i]}"
         [ "${R_RES[$i]}" = FAIL ] && failed=$((failed + 1))
     done
     echo "total $SECONDS s; $failed failed; logs in $OUT"

@@ -73,7 +73,7 @@ int main(void)
     CHECK(s->max_blocks == 32);
     CHECK(s->oneshot_max == 256u << 10);
     CHECK(s->min_ranks == 2);
-    CHECK(s->timeout_s == 60);
+    CHECK(s->timeout_s == 0);
 
     /* Good values */
     CHECK(with("MCOLL_DEBUG", "INFO")->debug == MCOLL_LOG_INFO && mcoll_log_level == MCOLL_LOG_INFO);
@@ -105,7 +105,7 @@ int main(void)
     rejected("MCOLL_MIN_RANKS", "2x");
     CHECK(mcoll_settings_get()->min_ranks == 2);
     rejected("MCOLL_TIMEOUT", "-1");
-    CHECK(mcoll_settings_get()->timeout_s == 60);
+    CHECK(mcoll_settings_get()->timeout_s == 0);
     rejected("MCOLL_DISABLE", "auto"); /* a switch, not a tri-state */
     CHECK(mcoll_settings_get()->disable == 0);
     rejected("MCOLL_CUDA_AWARE", "perhaps");

@@ -86,7 +86,8 @@ for arch in sm_90 sm_100; do
     # unicast layer and barrier
     expect "$arch" '^[[:space:]]*red\.release\.sys\.global\.add\.u64[[:space:]]' "red.release.sys .add.u64 (unicast arrival)"
     expect "$arch" 'ld\.acquire\.sys\.global\.u64[[:space:]]' "ld.acquire.sys .u64 (barrier wait)"
-    expect "$arch" '%globaltimer' "%globaltimer (barrier deadline)"
+    expect "$arch" 'ld\.volatile\.global\.u32[[:space:]]' "ld.volatile .u32 (the host's abort flag)"
+    expect "$arch" 'nanosleep\.u32[[:space:]]' "nanosleep (backoff of long waits)"
     expect "$arch" 'ld\.global\.v4\.b32[[:space:]]' "16-byte peer loads"
     expect "$arch" 'st\.global\.v4\.b32[[:space:]]' "16-byte peer stores"
 done

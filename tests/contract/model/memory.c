@@ -109,9 +109,28 @@ CUresult model_cuMemHostAlloc(void **ptr, size_t size, unsigned int flags)
     b->ptr = (uintptr_t)memory;
     b->size = size;
     b->device = model_current_device();
+    b->flags = flags;
     b->buffer_id = model_new_buffer_id();
     model_list_push(&model.host_buffers, &b->node);
     *ptr = memory;
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+/* Host memory is its own device address in the model; the rule kept is the document's: only
+ * memory allocated with CU_MEMHOSTALLOC_DEVICEMAP has one, and flags must be 0. */
+CUresult model_cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuMemHostGetDevicePointer, 1, "p=%p, flags=%#x", p, flags);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!dptr) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "pdptr is NULL");
+    if (flags != 0) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "flags must be 0");
+    model_buffer *b = find_buffer(model.host_buffers, (uintptr_t)p, 1);
+    if (!b) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "p is not cuMemHostAlloc memory");
+    if (!(b->flags & CU_MEMHOSTALLOC_DEVICEMAP))
+        return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "allocated without CU_MEMHOSTALLOC_DEVICEMAP");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
     return model_leave(&call, CUDA_SUCCESS);
 }
 

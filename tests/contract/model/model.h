@@ -101,6 +101,7 @@ typedef struct model_buffer {
     uintptr_t ptr;
     size_t size;
     int device;
+    unsigned flags;                /* cuMemHostAlloc flags */
     unsigned long long buffer_id;
 } model_buffer;
 
@@ -269,6 +270,7 @@ CUresult model_cuMemAlloc(CUdeviceptr *ptr, size_t size);
 CUresult model_cuMemFree(CUdeviceptr ptr);
 CUresult model_cuMemHostAlloc(void **ptr, size_t size, unsigned int flags);
 CUresult model_cuMemFreeHost(void *ptr);
+CUresult model_cuMemHostGetDevicePointer(CUdeviceptr *dptr, void *p, unsigned int flags);
 CUresult model_cuMemHostRegister(void *ptr, size_t size, unsigned int flags);
 CUresult model_cuMemHostUnregister(void *ptr);
 CUresult model_cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);

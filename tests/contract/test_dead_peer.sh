@@ -1,0 +1,50 @@
+#!/bin/sh
+# A rank that dies while its peers hold a team with it (tests/contract/dead_peer.c, contract
+# driver, `mpirun --enable-recovery` so the survivors keep running as some launchers do):
+#   taken    the survivors' next call fails with MCOLL_ERR_ABORTED and they leave cleanly, each
+#            having logged one line naming the dead rank;
+#   blocked  survivors stuck in an MPI call with the dead rank are ended by the watchdog's
+#            MPI_Abort within its bound (a 0.5 s look, 5 s of grace).
+# Environment (set by tests/run.sh): BUILD, MPIRUN. Exit: 0 passed, 1 failed, 77 skipped.
+set -u
+BUILD=${BUILD:-$(pwd)/build}
+MPIRUN=${MPIRUN:-mpirun}
+PROG=$BUILD/tests/contract/dead_peer
+LOGS=$BUILD/tests/logs
+NP=3
+[ -x "$PROG" ] || { echo "skip: $PROG is not built"; exit 77; }
+command -v "$MPIRUN" > /dev/null 2>&1 || { echo "skip: no $MPIRUN"; exit 77; }
+mkdir -p "$LOGS"
+status=0
+
+log=$LOGS/contract_test_dead_peer.taken.log
+timeout 60 "$MPIRUN" -np $NP --oversubscribe --enable-recovery "$PROG" taken > "$log" 2>&1
+if grep -q -i -E 'unrecognized|unknown option' "$log"; then
+    echo "skip: $MPIRUN does not take --enable-recovery (survivors cannot outlive a dead rank)"
+    exit 77
+fi
+survivors=$(grep -c '^survivor [0-9]*: ok$' "$log")
+named=$(grep -c "local rank $((NP - 1)) (pid [0-9]*) of this communicator's team has exited" "$log")
+if [ "$survivors" -eq $((NP - 1)) ] && [ "$named" -eq $((NP - 1)) ]; then
+    echo "PASS taken: $survivors survivors got MCOLL_ERR_ABORTED and left; each named the dead rank"
+else
+    echo "FAIL taken: $survivors of $((NP - 1)) survivors ok, $named lines naming the dead rank (log $log)"
+    tail -n 20 "$log" | sed 's/^/    /'
+    status=1
+fi
+
+log=$LOGS/contract_test_dead_peer.blocked.log
+start=$(date +%s)
+timeout 60 "$MPIRUN" -np $NP --oversubscribe --enable-recovery "$PROG" blocked > "$log" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+# (mpirun --enable-recovery may itself exit 0 after an MPI_Abort: the log tells.)
+if [ $rc -ne 124 ] && [ "$took" -le 30 ] && grep -q 'aborting the job' "$log" &&
+   grep -q 'MPI_ABORT was invoked' "$log" && ! grep -q 'barrier completed' "$log"; then
+    echo "PASS blocked: the watchdog ended the job in $took s (exit $rc)"
+else
+    echo "FAIL blocked: exit $rc after $took s (log $log)"
+    tail -n 20 "$log" | sed 's/^/    /'
+    status=1
+fi
+exit $status
