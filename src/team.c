@@ -248,7 +248,12 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     team->size = size;
     team->engine = MCOLL_ENGINE_UNICAST;
 
-    if (!mcoll_team_agree(team->comm, pick_device(team))) goto fail;
+    ok = pick_device(team);
+    if (!ok) MCOLL_INFO("no GPU for this rank (no CUDA device visible, or its context could not be made)");
+    if (!mcoll_team_agree(team->comm, ok)) {
+        if (rank == 0) MCOLL_INFO("no team: some rank has no usable GPU; device buffers are staged");
+        goto fail;
+    }
     mcoll_locality_log(team->device);
     rc = mcoll_gpu_sharing_learn(team);
     if (rc != MCOLL_SUCCESS) {
