@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 #include "config.h"
@@ -60,16 +61,21 @@ int mcoll_parse_size(const char *text, size_t *out)
 {
     char *end;
     unsigned long long v;
+    unsigned shift = 0;
     if (!text || !isdigit((unsigned char)*text)) return -1;
     errno = 0;
     v = strtoull(text, &end, 10);
     if (errno) return -1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': v <<= 10; end++; break;
-    case 'M': v <<= 20; end++; break;
-    case 'G': v <<= 30; end++; break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
     default: break;
     }
+    /* A value whose scaled size does not fit is invalid, not silently wrapped. */
+    if (shift && v > (SIZE_MAX >> shift)) return -1;
+    v <<= shift;
+    if (v > SIZE_MAX) return -1;
     if (toupper((unsigned char)*end) == 'B' || toupper((unsigned char)*end) == 'I') {
         if (toupper((unsigned char)*end) == 'I') end++;
         if (toupper((unsigned char)*end) == 'B') end++;

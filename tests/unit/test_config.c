@@ -40,6 +40,11 @@ int main(void)
     CHECK(mcoll_parse_size("4096", &size) == 0 && size == 4096);
     CHECK(mcoll_parse_size("512k", &size) == 0 && size == 512u << 10);
     CHECK(mcoll_parse_size("64M", &size) == 0 && size == 64u << 20);
+    /* Sizes that overflow when scaled are refused, not wrapped. */
+    CHECK(mcoll_parse_size("17179869185G", &size) == -1);
+    CHECK(mcoll_parse_size("18446744073709551615K", &size) == -1);
+    CHECK(mcoll_parse_size("99999999999999999999", &size) == -1);
+    CHECK(mcoll_parse_size("16777215G", &size) == 0 && size == (size_t)16777215 << 30);
     CHECK(mcoll_parse_size("1G", &size) == 0 && size == 1u << 30);
     CHECK(mcoll_parse_size("2MiB", &size) == 0 && size == 2u << 20);
     CHECK(mcoll_parse_size("8KB", &size) == 0 && size == 8u << 10);
