@@ -20,6 +20,7 @@
  * every descriptor received on a socket named "mcoll-..." so each import can be traced to one. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -35,6 +36,7 @@
 typedef struct {
     int fd;
     long at;           /* length of the driver's call log when it arrived */
+    long closed;       /* and when it was closed (LONG_MAX while open) */
     char target[96];   /* what /proc/self/fd/<fd> named then */
 } received_fd;
 
@@ -69,6 +71,7 @@ ssize_t recvmsg(int sock, struct msghdr *msg, int flags)
             char path[64];
             memcpy(&r->fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
             r->at = log_end();
+            r->closed = LONG_MAX;
             snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
             ssize_t length = readlink(path, r->target, sizeof r->target - 1);
             r->target[length > 0 ? length : 0] = '\0';
@@ -77,14 +80,30 @@ ssize_t recvmsg(int sock, struct msghdr *msg, int flags)
     return n;
 }
 
-/* The last descriptor received over an mcoll socket, before log entry `index`, with number `fd`
- * (numbers are reused once closed); NULL if none. */
+/* Numbers are reused once closed: mark the received descriptor `fd` closed. */
+int close(int fd)
+{
+    static int (*real)(int);
+    if (!real) {
+        void *symbol = dlsym(RTLD_NEXT, "close");
+        memcpy(&real, &symbol, sizeof real);
+    }
+    for (int i = received_count - 1; i >= 0; i--)
+        if (received[i].fd == fd && received[i].closed == LONG_MAX) {
+            received[i].closed = log_end();
+            break;
+        }
+    return real(fd);
+}
+
+/* The descriptor received over an mcoll socket that was open as number `fd` at log entry
+ * `index`; NULL if none. */
 static const received_fd *received_as(unsigned long long fd, long index)
 {
-    const received_fd *found = NULL;
     for (int i = 0; i < received_count; i++)
-        if ((unsigned long long)received[i].fd == fd && received[i].at <= index) found = &received[i];
-    return found;
+        if ((unsigned long long)received[i].fd == fd && received[i].at <= index && index < received[i].closed)
+            return &received[i];
+    return NULL;
 }
 
 /* ---------------------------------------------------------------------------------------------
