@@ -17,7 +17,8 @@
  *     and the teardown unbinds, then releases the memory, then releases the multicast object.
  * Both handle kinds: fabric handles (plain bytes through MPI), and POSIX descriptors, which
  * must really travel over mcoll's SCM_RIGHTS sockets: this program wraps recvmsg() and records
- * every descriptor received on a socket named "mcoll-..." so each import can be traced to one. */
+ * every descriptor received on a socket in a directory "mcoll-...", so each import can be
+ * traced to one. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
@@ -43,15 +44,19 @@ typedef struct {
 static received_fd received[MAX_RECEIVED];
 static int received_count;
 
-/* 1 when `sock` is bound to an abstract Unix address starting "mcoll-" (fd_exchange.c's). */
+/* 1 when `sock` is bound to a Unix address .../mcoll-XXXXXX/<rank> (fd_exchange.c's sockets;
+ * an accepted socket carries its listener's address). */
 static int mcoll_socket(int sock)
 {
     struct sockaddr_un addr;
     socklen_t length = sizeof addr;
+    const char *last;
     memset(&addr, 0, sizeof addr);
     if (getsockname(sock, (struct sockaddr *)&addr, &length) != 0 || addr.sun_family != AF_UNIX) return 0;
-    return length > offsetof(struct sockaddr_un, sun_path) + 6 && addr.sun_path[0] == '\0' &&
-           strncmp(addr.sun_path + 1, "mcoll-", 6) == 0;
+    if (length <= offsetof(struct sockaddr_un, sun_path) || addr.sun_path[0] != '/') return 0;
+    last = strrchr(addr.sun_path, '/');
+    while (last > addr.sun_path && last[-1] != '/') last--;  /* the directory's name */
+    return strncmp(last, "mcoll-", 6) == 0;
 }
 
 ssize_t recvmsg(int sock, struct msghdr *msg, int flags)
