@@ -17,9 +17,11 @@
  *     and the teardown unbinds, then releases the memory, then releases the multicast object.
  * Both handle kinds: fabric handles (plain bytes through MPI), and POSIX descriptors, which
  * must really travel over mcoll's SCM_RIGHTS sockets: this program wraps recvmsg() and records
- * every descriptor received on a socket named "mcoll-..." so each import can be traced to one. */
+ * every descriptor received on a socket in a directory "mcoll-...", so each import can be
+ * traced to one. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -35,21 +37,26 @@
 typedef struct {
     int fd;
     long at;           /* length of the driver's call log when it arrived */
+    long closed;       /* and when it was closed (LONG_MAX while open) */
     char target[96];   /* what /proc/self/fd/<fd> named then */
 } received_fd;
 
 static received_fd received[MAX_RECEIVED];
 static int received_count;
 
-/* 1 when `sock` is bound to an abstract Unix address starting "mcoll-" (fd_exchange.c's). */
+/* 1 when `sock` is bound to a Unix address .../mcoll-XXXXXX/<rank> (fd_exchange.c's sockets;
+ * an accepted socket carries its listener's address). */
 static int mcoll_socket(int sock)
 {
     struct sockaddr_un addr;
     socklen_t length = sizeof addr;
+    const char *last;
     memset(&addr, 0, sizeof addr);
     if (getsockname(sock, (struct sockaddr *)&addr, &length) != 0 || addr.sun_family != AF_UNIX) return 0;
-    return length > offsetof(struct sockaddr_un, sun_path) + 6 && addr.sun_path[0] == '\0' &&
-           strncmp(addr.sun_path + 1, "mcoll-", 6) == 0;
+    if (length <= offsetof(struct sockaddr_un, sun_path) || addr.sun_path[0] != '/') return 0;
+    last = strrchr(addr.sun_path, '/');
+    while (last > addr.sun_path && last[-1] != '/') last--;  /* the directory's name */
+    return strncmp(last, "mcoll-", 6) == 0;
 }
 
 ssize_t recvmsg(int sock, struct msghdr *msg, int flags)
@@ -69,6 +76,7 @@ ssize_t recvmsg(int sock, struct msghdr *msg, int flags)
             char path[64];
             memcpy(&r->fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
             r->at = log_end();
+            r->closed = LONG_MAX;
             snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
             ssize_t length = readlink(path, r->target, sizeof r->target - 1);
             r->target[length > 0 ? length : 0] = '\0';
@@ -77,14 +85,30 @@ ssize_t recvmsg(int sock, struct msghdr *msg, int flags)
     return n;
 }
 
-/* The last descriptor received over an mcoll socket, before log entry `index`, with number `fd`
- * (numbers are reused once closed); NULL if none. */
+/* Numbers are reused once closed: mark the received descriptor `fd` closed. */
+int close(int fd)
+{
+    static int (*real)(int);
+    if (!real) {
+        void *symbol = dlsym(RTLD_NEXT, "close");
+        memcpy(&real, &symbol, sizeof real);
+    }
+    for (int i = received_count - 1; i >= 0; i--)
+        if (received[i].fd == fd && received[i].closed == LONG_MAX) {
+            received[i].closed = log_end();
+            break;
+        }
+    return real(fd);
+}
+
+/* The descriptor received over an mcoll socket that was open as number `fd` at log entry
+ * `index`; NULL if none. */
 static const received_fd *received_as(unsigned long long fd, long index)
 {
-    const received_fd *found = NULL;
     for (int i = 0; i < received_count; i++)
-        if ((unsigned long long)received[i].fd == fd && received[i].at <= index) found = &received[i];
-    return found;
+        if ((unsigned long long)received[i].fd == fd && received[i].at <= index && index < received[i].closed)
+            return &received[i];
+    return NULL;
 }
 
 /* ---------------------------------------------------------------------------------------------
