@@ -2,11 +2,67 @@
 #include "context.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_coll.h"
 #include "bench_cuda.h"
 #include "bench_mem.h"
+
+/* Where a rank runs: ranks with the same host and PCI bus id share a GPU (as NCCL sees it). */
+typedef struct {
+    char host[64];
+    char bus[32];
+} gpu_place;
+
+static int same_place(const gpu_place *a, const gpu_place *b)
+{
+    return strcmp(a->host, b->host) == 0 && strcmp(a->bus, b->bus) == 0;
+}
+
+/* Collective: ngpus, and in shared_gpu the ranks on the first GPU that has more than one. */
+static void learn_sharing(mb_ctx *ctx)
+{
+    gpu_place me, *all;
+    int first = -1, groups = 0;
+    memset(&me, 0, sizeof me);
+    if (gethostname(me.host, sizeof me.host - 1) != 0)
+        snprintf(me.host, sizeof me.host, "unknown");
+    if (cudaDeviceGetPCIBusId(me.bus, (int)sizeof me.bus, ctx->device) != cudaSuccess)
+        snprintf(me.bus, sizeof me.bus, "device %d", ctx->device);
+    all = calloc((size_t)ctx->nranks, sizeof *all);
+    if (!all)
+        bench_fatal(__FILE__, __LINE__, "out of host memory");
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, ctx->comm);
+    ctx->ngpus = 0;
+    for (int r = 0; r < ctx->nranks; r++) {
+        int seen = 0, others = 0;
+        for (int q = 0; q < ctx->nranks; q++) {
+            if (q != r && same_place(&all[q], &all[r])) {
+                seen |= q < r;
+                others = 1;
+            }
+        }
+        ctx->ngpus += !seen;
+        if (!seen && others) {
+            groups++;
+            if (first < 0)
+                first = r;
+        }
+    }
+    ctx->shared_gpu[0] = '\0';
+    if (first >= 0) {
+        char ranks[64] = "";
+        size_t used = 0;
+        for (int r = first; r < ctx->nranks && used < sizeof ranks; r++)
+            if (same_place(&all[r], &all[first]))
+                used += (size_t)snprintf(ranks + used, sizeof ranks - used, "%s%d", used ? "," : "", r);
+        snprintf(ctx->shared_gpu, sizeof ctx->shared_gpu, "ranks %s share GPU %s%s", ranks, all[first].bus,
+                 groups > 1 ? " (and other ranks share other GPUs)" : "");
+    }
+    free(all);
+}
 
 void mb_ctx_init(mb_ctx *ctx, const mb_options *opt)
 {
@@ -19,6 +75,7 @@ void mb_ctx_init(mb_ctx *ctx, const mb_options *opt)
     MPI_Comm_size(ctx->comm, &ctx->nranks);
     BENCH_CUDA(cudaGetDevice(&dev));
     ctx->device = dev;
+    learn_sharing(ctx);
     ctx->dtype = opt->dtype;
     ctx->mpi_dtype = bench_dtype_mpi(opt->dtype);
     for (int p = 0; p < MB_NPEERS; p++) {

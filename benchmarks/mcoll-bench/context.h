@@ -17,6 +17,8 @@ struct mb_nccl;
 typedef struct mb_ctx {
     const mb_options *opt;
     int rank, nranks, device;
+    int ngpus;                 /* distinct GPUs (host, PCI bus id) the ranks run on */
+    char shared_gpu[192];      /* "ranks 0,1 share GPU 0000:19:00.0", or empty: a GPU per rank */
     MPI_Comm comm;             /* for the benchmark's own barriers and reductions */
     const bench_dtype *dtype;
     MPI_Datatype mpi_dtype;
@@ -39,7 +41,8 @@ typedef struct mb_ctx {
     struct mb_nccl *nccl;
 } mb_ctx;
 
-/* Stream, events and buffers for sizes up to opt->max_bytes; inputs set to valid numbers. */
+/* Stream, events and buffers for sizes up to opt->max_bytes; inputs set to valid numbers.
+ * Collective: the ranks also learn which of them share a GPU (ngpus, shared_gpu). */
 void mb_ctx_init(mb_ctx *ctx, const mb_options *opt);
 void mb_ctx_fini(mb_ctx *ctx);
 

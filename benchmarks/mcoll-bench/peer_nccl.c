@@ -1,7 +1,9 @@
 /* The NCCL peers, nccl (back to back on the stream) and nccl-graph (captured in a CUDA graph).
  * NCCL is loaded at run time with dlopen so that mcoll-bench builds and runs without it; the few
  * types used are declared here with NCCL's ABI values (nccl.h, stable since NCCL 2.0).
- * NCCL_NVLS_ENABLE is left as the environment has it. */
+ * NCCL_NVLS_ENABLE is left as the environment has it. NCCL takes one rank per GPU (two ranks on
+ * one GPU end ncclCommInitRank with "Duplicate GPU detected"), so where ranks share a GPU NCCL is
+ * not initialised and the header says so in one line. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@ struct mb_nccl {
     nccl_comm_t comm;
     int dtype;
     char version[64];
+    int shared;           /* ranks share a GPU: not measured (ctx->peer[MB_NCCL].why says why) */
     nccl_result (*get_version)(int *version);
     nccl_result (*get_unique_id)(nccl_unique_id *id);
     nccl_result (*comm_init_rank)(nccl_comm_t *comm, int nranks, nccl_unique_id id, int rank);
@@ -162,6 +165,13 @@ void mb_nccl_setup(mb_ctx *ctx)
         unavailable(ctx, why);
         return;
     }
+    /* Every rank holds the same answer (mb_ctx_init gathered it), so all return here together. */
+    if (ctx->shared_gpu[0]) {
+        nc->shared = 1;
+        snprintf(why, sizeof why, "not measured: %s (NCCL allows one rank per GPU)", ctx->shared_gpu);
+        unavailable(ctx, why);
+        return;
+    }
     /* Rank 0 makes the id, MPI carries it, every rank joins. */
     memset(&id, 0, sizeof id);
     nccl_result r = ctx->rank == 0 ? nc->get_unique_id(&id) : 0;
@@ -206,7 +216,10 @@ const char *mb_nccl_describe(const mb_ctx *ctx)
 {
     static char text[768];
     const struct mb_nccl *nc = ctx->nccl;
-    if (nc && nc->lib && nc->comm)
+    if (nc && nc->shared)
+        snprintf(text, sizeof text, "%s; %s found (%s)", ctx->peer[MB_NCCL].why,
+                 nc->version[0] ? nc->version : "version unknown", ctx->opt->nccl_lib);
+    else if (nc && nc->lib && nc->comm)
         snprintf(text, sizeof text, "%s (%s)", nc->version[0] ? nc->version : "version unknown",
                  ctx->opt->nccl_lib);
     else if (nc && nc->version[0])

@@ -91,21 +91,22 @@ static void print_env(const char *name, const char *unset_meaning)
         printf("# %-17s (unset: %s)\n", name, unset_meaning);
 }
 
-static void print_gpus(const rank_info *all, int n)
+static void print_gpus(const mb_ctx *ctx, const rank_info *all, int n)
 {
-    int hosts = 0, shared = 0;
+    int hosts = 0;
     for (int r = 0; r < n; r++) {
         int new_host = 1;
-        for (int q = 0; q < r; q++) {
-            int same_host = strcmp(all[q].host, all[r].host) == 0;
-            new_host &= !same_host;
-            shared |= same_host && strcmp(all[q].gpu, all[r].gpu) == 0; /* the name holds the bus id */
-        }
+        for (int q = 0; q < r; q++)
+            new_host &= strcmp(all[q].host, all[r].host) != 0;
         hosts += new_host;
     }
     printf("# %-17s %s%s\n", "host", all[0].host, hosts > 1 ? " and others: ranks span several hosts" : "");
-    printf("# %-17s %d, one process per GPU%s\n", "ranks", n,
-           shared ? " (WARNING: some ranks share a GPU; times are not comparable)" : "");
+    if (ctx->shared_gpu[0])
+        printf("# %-17s %d on %d GPU%s: %s (CUDA MPS lets them run side by side); times are those of\n"
+               "# %-17s shared GPUs, not of NVLink between GPUs\n",
+               "ranks", n, ctx->ngpus, ctx->ngpus == 1 ? "" : "s", ctx->shared_gpu, "");
+    else
+        printf("# %-17s %d, one process per GPU\n", "ranks", n);
     for (int r = 0; r < n; r++) {
         if (n > 16 && r == 8) {
             printf("# %-17s ... and %d more\n", "", n - 8);
@@ -153,7 +154,7 @@ void mb_report_header(const mb_report *rep, const mb_ctx *ctx)
 
     printf("# mcoll-bench: MPI collectives on GPU buffers, mcoll vs NCCL vs staged MPI\n");
     printf("# %-17s %s\n", "date", date);
-    print_gpus(all, ctx->nranks);
+    print_gpus(ctx, all, ctx->nranks);
     printf("# %-17s %d.%d (API %d.%d)\n", "mcoll", v / 1000, v % 1000, MCOLL_API_VERSION_MAJOR,
            MCOLL_API_VERSION_MINOR);
     printf("# %-17s %s\n", "communicator", ctx->mcoll_desc);
@@ -168,6 +169,8 @@ void mb_report_header(const mb_report *rep, const mb_ctx *ctx)
         const mb_peer *peer = &ctx->peer[p];
         if (!peer->enabled)
             printf("# peer %-12s not chosen (--peers)\n", peer->name);
+        else if (!peer->ready && (p == MB_NCCL || p == MB_NCCL_GRAPH) && ctx->shared_gpu[0])
+            continue; /* the NCCL line above says why, once */
         else if (!peer->ready)
             printf("# peer %-12s not available: %s\n", peer->name, peer->why);
     }

@@ -30,12 +30,16 @@
 # --mps off never starts one (ranks sharing a GPU then time-slice and mcoll stages). When the
 # daemon cannot start, run.sh says why and the steps run without MPS.
 # A sanitizer step fails on any error it reports other than the expected CUDA_ERROR_NOT_PERMITTED
-# of the library's fabric-handle probe (cuMemCreate), on a failed case, and when the sanitizer
-# never attached (no ERROR SUMMARY from every rank).
+# of the library's fabric-handle probe (cuMemCreate), on a failed case, when the sanitizer never
+# attached (no ERROR SUMMARY from every rank), and when no way of loading the guard into the
+# checked program let it start (compute-sanitizer --preload-library, or the guard put ahead of
+# the sanitizer's LD_PRELOAD; see the note at the sanitizer steps below).
 #
 # Time: each step has a limit (--timeout, default 300 s) and the run keeps within --budget
-# (default 520 s): steps that would start too late are skipped. One device command allows
-# 600 s; on a one-GPU machine the full list needs two invocations (build is incremental):
+# (default 520 s): steps that would start too late are skipped, so one invocation ends by about
+# 540 s. On one H100 under MPS: build 14 s, guard 3 s, native 4/1 47 s, mpi 4/1 41 s, quick
+# suites 2-3 s each, bench 6 s; the full list can outrun one 600 s device command, so there run
+# it as two invocations (build is incremental):
 #   bash tests/gpu/run.sh --steps build,guard,nomps,native,stream,mpi,errors,split
 #   bash tests/gpu/run.sh --steps build,guard,staged,memcheck,racecheck,synccheck,bench
 #
@@ -159,7 +163,7 @@ elapsed() { printf '%3d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
 note() { echo "[$(elapsed)] $*"; }
 
 # The MPS daemon started here is stopped however the run ends.
-trap 'mps_stop' EXIT
+trap 'stop_running; mps_stop' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -271,35 +275,112 @@ sanitizer_verdict() { # log np
     [ -n "$hazards" ] && S_KEY="$S_KEY; ${hazards#RACECHECK SUMMARY: }"
 }
 
-# run_step STEP RANKS/GPUS MPS LOG COMMAND...: run under the time limit, log, record the outcome.
-run_step() {
-    local step=$1 rg=$2 mps=$3 log=$4 limit left t0 rc result key np
-    shift 4
-    left=$((BUDGET - SECONDS))
+# --- running a step -------------------------------------------------------------------------
+# Every step runs in the background under `timeout` while run.sh watches it: it notes the
+# step's processes as they appear, and when the step has ended, ends by process id the ones
+# still alive (a rank orphaned by a killed mpirun or sanitizer front end would keep the GPU,
+# and the MPS daemon, busy). With START_RE set, a step whose log shows no line matching it
+# after START_S seconds is stopped (NOSTART=1): a program that never got going.
+RUNNING_PID=
+descendants() { # PID: "pid:starttime" of every process below PID
+    local p
+    for p in $(ps -e -o pid= -o ppid= 2>/dev/null | awk -v root="$1" '
+            { parent[$1] = $2 }
+            END { seen[root] = 1; grew = 1
+                  while (grew) { grew = 0
+                      for (c in parent) if (!(c in seen) && (parent[c] in seen)) { seen[c] = 1; grew = 1 } }
+                  for (c in seen) if (c != root) print c }'); do
+        echo "$p:$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)"
+    done
+}
+reap() { # "pid:starttime"...: end those still alive (same start time: the same process)
+    local e n=0
+    for e in "$@"; do
+        [ "$(sed 's/^.*) //' "/proc/${e%%:*}/stat" 2>/dev/null | cut -d' ' -f20)" = "${e#*:}" ] || continue
+        kill -KILL "${e%%:*}" 2>/dev/null && n=$((n + 1))
+    done
+    echo "$n"
+}
+stop_running() {
+    [ -n "$RUNNING_PID" ] || return 0
+    local left
+    left=$(descendants "$RUNNING_PID")
+    kill -TERM "$RUNNING_PID" 2>/dev/null
+    sleep 2
+    # shellcheck disable=SC2086 # one word per process
+    reap $left > /dev/null
+    RUNNING_PID=
+}
+
+# run_cmd LIMIT LOG COMMAND...: sets RC (124/137 at the limit) and NOSTART.
+run_cmd() {
+    local limit=$1 log=$2 t0=$SECONDS started=0 n e
+    local -A seen=()
+    shift 2
+    NOSTART=0
+    timeout -k 10 "$limit" "$@" >> "$log" 2>&1 &
+    RUNNING_PID=$!
+    while kill -0 "$RUNNING_PID" 2>/dev/null; do
+        for e in $(descendants "$RUNNING_PID"); do seen[$e]=1; done
+        if [ -n "${START_RE-}" ] && [ $started = 0 ] && [ $NOSTART = 0 ]; then
+            if grep -q -E "$START_RE" "$log"; then
+                started=1
+            elif [ $((SECONDS - t0)) -ge "${START_S:-60}" ]; then
+                NOSTART=1
+                echo "# run.sh: nothing from the program after ${START_S:-60} s: stopped" >> "$log"
+                kill -TERM "$RUNNING_PID" 2>/dev/null
+            fi
+        fi
+        sleep 1
+    done
+    wait "$RUNNING_PID"
+    RC=$?
+    RUNNING_PID=
+    sleep 1
+    n=$(reap "${!seen[@]}")
+    if [ "$n" -gt 0 ]; then echo "# run.sh: ended $n processes this step left running" >> "$log"; fi
+}
+
+# step_limit STEP RG MPS: LIMIT for the next step, or a SKIP row and failure when the budget is spent.
+step_limit() {
+    local left=$((BUDGET - SECONDS))
     if [ "$left" -lt 30 ]; then
-        record "$step" "$rg" "$mps" SKIP 0 "time budget (${BUDGET} s) spent"
+        record "$1" "$2" "$3" SKIP 0 "time budget (${BUDGET} s) spent"
         return 1
     fi
-    limit=$STEP_TIMEOUT
-    [ "$limit" -gt $((left - 15)) ] && limit=$((left - 15))
-    note "start $step${rg:+ $rg}${mps:+ (MPS $mps)} (limit $limit s) -> $log"
-    { printf '$'; printf ' %q' "$@"; printf '\n# limit %s s\n' "$limit"; } > "$log"
+    LIMIT=$STEP_TIMEOUT
+    [ "$LIMIT" -gt $((left - 15)) ] && LIMIT=$((left - 15))
+    return 0
+}
+
+log_command() { # LOG COMMAND...: the command line, shell-quoted, at the top of the log
+    local log=$1
+    shift
+    { printf '$'; printf ' %q' "$@"; printf '\n# limit %s s\n' "$LIMIT"; } >> "$log"
+}
+
+# show_failure LOG: the lines that say what went wrong
+show_failure() {
+    if grep -q '^FAIL ' "$1"; then grep '^FAIL ' "$1" | head -n 12 | cut -c1-300 | sed 's/^/    /'
+    else grep -v -E ' mcoll (INFO|TRACE) ' "$1" | tail -n 12 | cut -c1-300 | sed 's/^/    /'; fi
+}
+
+# run_step STEP RANKS/GPUS MPS LOG COMMAND...: run under the time limit, log, record the outcome.
+run_step() {
+    local step=$1 rg=$2 mps=$3 log=$4 t0 result key
+    shift 4
+    step_limit "$step" "$rg" "$mps" || return 1
+    note "start $step${rg:+ $rg}${mps:+ (MPS $mps)} (limit $LIMIT s) -> $log"
+    : > "$log"
+    log_command "$log" "$@"
     t0=$SECONDS
-    timeout -k 10 "$limit" "$@" >> "$log" 2>&1
-    rc=$?
+    run_cmd "$LIMIT" "$log" "$@"
     key=$(key_of "$step" "$log")
-    case $rc in
+    case $RC in
         0) result=PASS ;;
         77) result=SKIP; key=$(grep -m 1 -i 'skip' "$log" | cut -c1-70) ;;
-        124|137) result=FAIL; key="time limit ($limit s); ${key}" ;;
-        *) result=FAIL; key="exit $rc; ${key}" ;;
-    esac
-    np=${rg%%/*}
-    case " $SANITIZER_TOOLS " in
-        *" $step "*)
-            sanitizer_verdict "$log" "$np"
-            [ "$S_OK" = 1 ] || result=FAIL
-            key="$(basename "$log" | sed 's/^[a-z]*-\([a-z]*\)-.*/\1/'): $S_KEY${key:+; $key}" ;;
+        124|137) result=FAIL; key="time limit ($LIMIT s); ${key}" ;;
+        *) result=FAIL; key="exit $RC; ${key}" ;;
     esac
     if [ "$step" = nomps ] && [ "$result" = PASS ]; then
         if grep -q 'without MPS' "$log"; then
@@ -310,10 +391,7 @@ run_step() {
         fi
     fi
     record "$step" "$rg" "$mps" "$result" $((SECONDS - t0)) "$key"
-    if [ "$result" = FAIL ]; then
-        if grep -q '^FAIL ' "$log"; then grep '^FAIL ' "$log" | head -n 12 | cut -c1-300 | sed 's/^/    /'
-        else grep -v -E ' mcoll (INFO|TRACE) ' "$log" | tail -n 12 | cut -c1-300 | sed 's/^/    /'; fi
-    fi
+    [ "$result" = FAIL ] && show_failure "$log"
     [ "$result" = PASS ]
 }
 
@@ -450,32 +528,85 @@ if selected staged; then
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
 fi
 
+# Sanitizer steps. The guard must be in the checked program next to the sanitizer's own
+# injection libraries: first through the sanitizer's --preload-library, else put ahead of the
+# sanitizer's LD_PRELOAD by sh. A way that gets no line from the program within SAN_START_S
+# seconds is stopped and not tried again; when none is left the rows fail and say so.
+# Seen on one H100 (CUDA 13.0, compute-sanitizer 2025.3.1): every way of loading the guard
+# (these two; appended to LD_PRELOAD; preloaded into the front end too) leaves the program
+# spinning before main, with the guard initialised next to libInterceptorInjectionTarget.so;
+# without the guard the same command runs. So the sanitizer rows fail there, in about a minute.
+SAN_WAYS="preload prepend"
+SAN_START_S=${SAN_START_S:-30}
+SAN_BAD=
 sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
+
+# sanitizer_step TOOL NP PROG FILTER...: one row for compute-sanitizer --tool TOOL on gpu_PROG -q.
+sanitizer_step() {
+    local tool=$1 np=$2 prog=$3 rg mps log part way t0 result key tried=
+    shift 3
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
+    gpu_ready "$tool" "$rg" "$mps" "$BUILD/tests/gpu/gpu_$prog" || return 0
+    step_limit "$tool" "$rg" "$mps" || return 0
+    mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 0
+    log=$OUT/$tool-$prog-np$np.log
+    part=$log.part
+    : > "$log"
+    t0=$SECONDS
+    for way in $SAN_WAYS; do
+        case " $SAN_BAD " in *" $way "*) continue ;; esac
+        step_limit "$tool" "$rg" "$mps" || return 0
+        tried="$tried $way"
+        local cmd=("${MPI[@]}" "$sanitizer" --tool "$tool" --target-processes all)
+        # shellcheck disable=SC2016 # expanded by the inner shell
+        case $way in
+            preload) cmd+=(--preload-library "$GUARD") ;;
+            prepend) cmd+=(sh -c 'LD_PRELOAD="$0${LD_PRELOAD:+:$LD_PRELOAD}"; export LD_PRELOAD; exec "$@"' "$GUARD") ;;
+        esac
+        cmd+=("$BUILD/tests/gpu/gpu_$prog" -q "$@")
+        note "start $tool $rg (MPS $mps) gpu_$prog, guard by $way (limit $LIMIT s) -> $log"
+        : > "$part"
+        echo "# attempt: guard by $way" >> "$part"
+        log_command "$part" "${cmd[@]}"
+        START_RE='^# gpu_' START_S=$SAN_START_S run_cmd "$LIMIT" "$part" "${cmd[@]}"
+        cat "$part" >> "$log"
+        if [ "$NOSTART" = 1 ]; then
+            SAN_BAD="$SAN_BAD $way"
+            note "$tool: gpu_$prog did not start with the guard loaded by $way; not used again"
+            continue
+        fi
+        key=$(key_of "$tool" "$part")
+        case $RC in
+            0) result=PASS ;;
+            124|137) result=FAIL; key="time limit ($LIMIT s)${key:+; $key}" ;;
+            *) result=FAIL; key="exit $RC${key:+; $key}" ;;
+        esac
+        sanitizer_verdict "$part" "$np"
+        [ "$S_OK" = 1 ] || result=FAIL
+        rm -f "$part"
+        record "$tool" "$rg" "$mps" "$result" $((SECONDS - t0)) "$prog [$way]: $S_KEY${key:+; $key}"
+        [ "$result" = FAIL ] && show_failure "$log"
+        return 0
+    done
+    rm -f "$part"
+    if [ -n "$tried" ]; then tried="tried:$tried"; else tried="failed earlier:$SAN_BAD"; fi
+    record "$tool" "$rg" "$mps" FAIL $((SECONDS - t0)) "$prog: the sanitizer never ran it with the guard loaded ($tried)"
+}
+
 for tool in $SANITIZER_TOOLS; do
     selected "$tool" || continue
     np=$small_np
-    rg=$(ranks_gpus "$np")
-    mps=$(mps_col "$np")
     if [ ! -x "$sanitizer" ]; then
-        record "$tool" "$rg" "$mps" SKIP 0 "no compute-sanitizer"
+        record "$tool" "$(ranks_gpus "$np")" "$(mps_col "$np")" SKIP 0 "no compute-sanitizer"
         continue
     fi
     for prog in native mpi; do
-        gpu_ready "$tool" "$rg" "$mps" "$BUILD/tests/gpu/gpu_$prog" || continue
         filter=()
         if [ -n "$USER_FILTER" ]; then filter=(-f "$USER_FILTER")
         elif [ "$tool" = racecheck ] && [ $prog = native ]; then filter=(-f "$RACECHECK_NATIVE")
         elif [ "$tool" = racecheck ]; then filter=(-f "$RACECHECK_MPI"); fi
-        mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 0
-        # The guard goes into the checked program only, appended to what the sanitizer itself
-        # preloads there (replacing LD_PRELOAD would drop the sanitizer's own injection);
-        # MCOLL_TEST_REQUIRE_GUARD=1 makes the program prove that it is loaded. Quick counts
-        # only, whatever --quick says.
-        # shellcheck disable=SC2016 # expanded by the inner shell
-        run_step "$tool" "$rg" "$mps" "$OUT/$tool-$prog-np$np.log" "${MPI[@]}" \
-            "$sanitizer" --tool "$tool" --target-processes all \
-            sh -c 'LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$0"; export LD_PRELOAD; exec "$@"' "$GUARD" \
-            "$BUILD/tests/gpu/gpu_$prog" -q ${filter[@]+"${filter[@]}"}
+        sanitizer_step "$tool" "$np" "$prog" ${filter[@]+"${filter[@]}"}
     done
 done
 
@@ -496,9 +627,11 @@ if selected bench; then
     fi
 fi
 
-mps_stop
-if [ "$MPS_STATE" = on ]; then
-    note "MPS: daemon stopped; logs in $MPS_LOG"
+if [ "$MPS_STATE" = on ] && [ "$MPS_OWNED" != 1 ]; then
+    note "MPS: the daemon on $MPS_PIPE was not started here and is left running"
+elif [ "$MPS_STATE" = on ]; then
+    if mps_stop; then note "MPS: daemon stopped; logs in $MPS_LOG"
+    else record mps "" "" FAIL 0 "$MPS_WHY"; fi
 fi
 
 if [ $NO_GPU = 1 ]; then record gpus "" "" FAIL 0 "no NVIDIA GPU found (nvidia-smi -L): nothing was tested on a GPU"; fi
