@@ -18,6 +18,11 @@
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
 #   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
+#   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
+#              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
+#   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
+#              while the other waits for it on the GPU; the survivor must say which rank died,
+#              get MCOLL_ERR_ABORTED, and the job must end (MPI_Abort) within 30 s
 #   memcheck   compute-sanitizer --tool memcheck  on gpu_native -q and gpu_mpi -q at NP 2
 #   racecheck  compute-sanitizer --tool racecheck on a few cases of each (float sum, bcast, ...)
 #   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
@@ -41,7 +46,7 @@
 # suites 2-3 s each, bench 6 s; the full list can outrun one 600 s device command, so there run
 # it as two invocations (build is incremental):
 #   bash tests/gpu/run.sh --steps build,guard,nomps,native,stream,mpi,errors,split
-#   bash tests/gpu/run.sh --steps build,guard,staged,memcheck,racecheck,synccheck,bench
+#   bash tests/gpu/run.sh --steps build,guard,staged,slow,dead,memcheck,racecheck,synccheck,bench
 #
 # Safety: refuses to start (exit 2) unless NCCL_NVLS_ENABLE is exactly 0, and if MCOLL_NVLS or
 # MCOLL_ENGINE ask for multicast. Every GPU program runs under the guard (LD_PRELOAD of
@@ -59,11 +64,12 @@
 #   --filter F      pass -f F to the test programs (cases whose name contains F; commas: any);
 #                   replaces the sanitizer steps' own filters
 # Environment: OUT, MPIRUN (default mpirun), MCOLL_CUDA_ARCH (e.g. sm_90; default from
-# nvidia-smi), MCOLL_DEBUG (default WARN), CONFIGURE_ARGS (extra ./configure arguments).
+# nvidia-smi), MCOLL_DEBUG (default WARN), CONFIGURE_ARGS (extra ./configure arguments),
+# MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps native stream mpi errors split staged memcheck racecheck synccheck bench"
-GPU_STEPS="nomps native stream mpi errors split staged memcheck racecheck synccheck bench"
+ALL_STEPS="build guard nomps native stream mpi errors split staged slow dead memcheck racecheck synccheck bench"
+GPU_STEPS="nomps native stream mpi errors split staged slow dead memcheck racecheck synccheck bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -171,7 +177,7 @@ trap 'exit 143' TERM
 {
     echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "host:      $(hostname 2>/dev/null)"
-    echo "source:    $SRCDIR ($(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
+    echo "source:    $SRCDIR ($(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null || echo 'no git'); commit ${MCOLL_COMMIT:-as git says})"
     echo "steps:     $STEPS; NP: $NPS; MPS: $MPS_MODE; program args: ${PROG_ARGS[*]:-none}"
     echo "env:       NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE MCOLL_DEBUG=$MCOLL_DEBUG MCOLL_NVLS=${MCOLL_NVLS-unset}" \
          "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY-unset}"
@@ -437,10 +443,11 @@ mps_col() { # np: the MPS column of a row
     else echo off; fi
 }
 
-# mpi_cmd NP MPS(on/off) DEBUG GUARD(1/0): the mpirun prefix every GPU program runs under, in MPI.
+# mpi_cmd NP MPS(on/off) DEBUG GUARD(1/0) [REQUIRE(1/0, default 1)]: the mpirun prefix every GPU
+# program runs under, in MPI; REQUIRE=0 lets a program run without the guard (sanitizer only).
 mpi_cmd() {
     MPI=("$MPIRUN" --allow-run-as-root -np "$1" --bind-to none
-         -x NCCL_NVLS_ENABLE -x "MCOLL_DEBUG=$3" -x MCOLL_TEST_REQUIRE_GUARD=1)
+         -x NCCL_NVLS_ENABLE -x "MCOLL_DEBUG=$3" -x "MCOLL_TEST_REQUIRE_GUARD=${5:-1}")
     if [ "$2" = on ]; then
         MPI+=(-x "CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE" -x "CUDA_MPS_LOG_DIRECTORY=$MPS_LOG")
     fi
@@ -485,7 +492,7 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi errors split staged $SANITIZER_TOOLS bench; do
+    for s in native stream mpi errors split staged slow dead $SANITIZER_TOOLS bench; do
         selected "$s" || continue
         case $s in
             native|stream|mpi|errors) nps=$NPS ;;
@@ -528,15 +535,49 @@ if selected staged; then
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
 fi
 
+# Faults: a slow peer must be waited for; a dead one must end its team's waits and the job.
+if selected slow; then
+    gpu_step slow "$small_np" "$BUILD/tests/gpu/gpu_faults" -f slow
+fi
+if selected dead; then
+    np=$small_np
+    prog=$BUILD/tests/gpu/gpu_faults
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
+    if gpu_ready dead "$rg" "$mps" "$prog" && step_limit dead "$rg" "$mps"; then
+        log=$OUT/dead-np$np.log
+        : > "$log"
+        mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+        t0=$SECONDS
+        log_command "$log" "${MPI[@]}" --enable-recovery "$prog" -f dead
+        run_cmd "$LIMIT" "$log" "${MPI[@]}" --enable-recovery "$prog" -f dead
+        took=$((SECONDS - t0))
+        ok=$(grep -c '^dead: survivors ok' "$log")
+        named=$(grep -c "local rank $((np - 1)) (pid [0-9]*) of this communicator's team has exited" "$log")
+        if [ "$ok" -eq $((np - 1)) ] && [ "$named" -ge $((np - 1)) ] && [ "$took" -le 30 ] &&
+           ! grep -q 'returned with a dead peer' "$log"; then
+            record dead "$rg" "$mps" PASS "$took" "$ok survivor(s) got MCOLL_ERR_ABORTED and named the dead rank; job ended in $took s (exit $RC)"
+        else
+            record dead "$rg" "$mps" FAIL "$took" "survivors ok $ok/$((np - 1)), lines naming the dead rank $named, $took s, exit $RC"
+            show_failure "$log"
+        fi
+    fi
+fi
+
 # Sanitizer steps. The guard must be in the checked program next to the sanitizer's own
 # injection libraries: first through the sanitizer's --preload-library, else put ahead of the
 # sanitizer's LD_PRELOAD by sh. A way that gets no line from the program within SAN_START_S
 # seconds is stopped and not tried again; when none is left the rows fail and say so.
 # Seen on one H100 (CUDA 13.0, compute-sanitizer 2025.3.1): every way of loading the guard
 # (these two; appended to LD_PRELOAD; preloaded into the front end too) leaves the program
-# spinning before main, with the guard initialised next to libInterceptorInjectionTarget.so;
-# without the guard the same command runs. So the sanitizer rows fail there, in about a minute.
-SAN_WAYS="preload prepend"
+# spinning before main, with the guard initialised next to libInterceptorInjectionTarget.so
+# (both interpose dlsym); without the guard the same command runs. So by default the sanitizer
+# runs the program without the guard ("unguarded"), which is safe only because of what this run
+# has already proved: the guard's self-test passed and every other GPU step ran this same
+# build under the guard with NCCL_NVLS_ENABLE=0, under which the library does not even look up
+# a cuMulticast* entry point. The unguarded program also gets MCOLL_NVLS=0. The row says
+# "[unguarded]". SAN_WAYS="preload prepend unguarded" tries the guarded ways first.
+SAN_WAYS=${SAN_WAYS:-unguarded}
 SAN_START_S=${SAN_START_S:-30}
 SAN_BAD=
 sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
@@ -558,16 +599,25 @@ sanitizer_step() {
         case " $SAN_BAD " in *" $way "*) continue ;; esac
         step_limit "$tool" "$rg" "$mps" || return 0
         tried="$tried $way"
-        local cmd=("${MPI[@]}" "$sanitizer" --tool "$tool" --target-processes all)
+        local cmd
+        if [ "$way" = unguarded ]; then
+            mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 0 0
+            cmd=("${MPI[@]}" -x MCOLL_NVLS=0)
+        else
+            mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 0 1
+            cmd=("${MPI[@]}")
+        fi
+        cmd+=("$sanitizer" --tool "$tool" --target-processes all)
         # shellcheck disable=SC2016 # expanded by the inner shell
         case $way in
             preload) cmd+=(--preload-library "$GUARD") ;;
             prepend) cmd+=(sh -c 'LD_PRELOAD="$0${LD_PRELOAD:+:$LD_PRELOAD}"; export LD_PRELOAD; exec "$@"' "$GUARD") ;;
+            unguarded) ;;
         esac
         cmd+=("$BUILD/tests/gpu/gpu_$prog" -q "$@")
-        note "start $tool $rg (MPS $mps) gpu_$prog, guard by $way (limit $LIMIT s) -> $log"
+        note "start $tool $rg (MPS $mps) gpu_$prog, guard: $way (limit $LIMIT s) -> $log"
         : > "$part"
-        echo "# attempt: guard by $way" >> "$part"
+        echo "# attempt: guard: $way" >> "$part"
         log_command "$part" "${cmd[@]}"
         START_RE='^# gpu_' START_S=$SAN_START_S run_cmd "$LIMIT" "$part" "${cmd[@]}"
         cat "$part" >> "$log"
@@ -641,7 +691,7 @@ failed=0
 {
     echo "GPUs:  $NGPUS${GPU_MODEL:+ ($GPU_MODEL)}; driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
     echo "MPS:   $MPS_LINE"
-    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; $(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null)"
+    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; ${MCOLL_COMMIT:-$(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null)}"
     printf '%-10s %-10s %-11s %-6s %7s  %s\n' step ranks/GPUs MPS result seconds "key figure"
     for i in "${!R_STEP[@]}"; do
         printf '%-10s %-10s %-11s %-6s %7s  %s\n' "${R_STEP[$i]}" "${R_RG[$i]}" "${R_MPS[$i]}" "${R_RES[$i]}" \
