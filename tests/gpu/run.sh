@@ -260,6 +260,12 @@ sanitizer_verdict() { # log np
     local log=$1 np=$2 summaries total expected other unexpected hazards
     summaries=$(grep -c 'ERROR SUMMARY: [0-9]* error' "$log")
     total=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | awk '{s += $3} END {print s + 0}')
+    # racecheck ends with "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)" instead.
+    if [ "$summaries" -eq 0 ]; then
+        summaries=$(grep -c 'RACECHECK SUMMARY: [0-9]* hazard' "$log")
+        total=$(grep -o 'RACECHECK SUMMARY: .*(\([0-9]*\) error' "$log" | sed 's/.*(\([0-9]*\) error/\1/' |
+                awk '{s += $1} END {print s + 0}')
+    fi
     expected=$(grep -c 'Program hit CUDA_ERROR_NOT_PERMITTED.*cuMemCreate' "$log")
     other=$(grep -E '^========= +Program hit ' "$log" | grep -v -c 'CUDA_ERROR_NOT_PERMITTED.*cuMemCreate')
     hazards=$(grep -o 'RACECHECK SUMMARY: .*' "$log" | head -n 1)
