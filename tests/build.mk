@@ -5,7 +5,7 @@
 UNIT_SRCS = $(wildcard $(srcdir)/tests/unit/*.c)
 UNIT_PROGS = $(patsubst $(srcdir)/tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
 # Host programs built by nvcc from the kernels' headers (their arithmetic, run on the CPU).
-UNIT_CU_SRCS = $(wildcard $(srcdir)/tests/unit/*.cu)
+UNIT_CU_SRCS = $(wildcard $(srcdir)/tests/unit/test_*.cu)
 UNIT_CU_PROGS = $(patsubst $(srcdir)/tests/unit/%.cu,$(B)/tests/unit/%,$(UNIT_CU_SRCS))
 
 MPI_SRCS = $(wildcard $(srcdir)/tests/mpi/*.c)
@@ -42,6 +42,18 @@ $(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
 $(B)/tests/unit/%: $(srcdir)/tests/unit/%.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) -I$(srcdir)/tests -MMD -MP $< -o $@
+
+# The GPU suites' inputs and reference, checked against a host model of the unicast kernels.
+GPU_REF_SRCS = $(addprefix $(srcdir)/tests/gpu/common/,types.c gen.c reference.c half.c)
+
+$(B)/tests/unit/pack_reduce.o: $(srcdir)/tests/unit/pack_reduce.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/tests/unit/test_gpu_reference: $(srcdir)/tests/unit/test_gpu_reference.c $(GPU_REF_SRCS) \
+                                    $(B)/tests/unit/pack_reduce.o $(B)/lib/libmcoll.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(GPU_REF_SRCS) $(B)/tests/unit/pack_reduce.o -o $@ $(STATIC_LINK)
 
 $(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
