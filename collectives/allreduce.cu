@@ -6,6 +6,6 @@ int mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, cons
     if (!team || !mcoll::reduce_supported(dtype, op)) return MCOLL_LAUNCH_UNSUPPORTED;
     if (count == 0) return MCOLL_LAUNCH_OK;
     const mcoll::ReduceCall c =
-        mcoll::reduce_call(team, sendbuf, recvbuf, count * mcoll_dtype_size(dtype), -1);
+        mcoll::reduce_call(team, sendbuf, recvbuf, mcoll::dtype_span(dtype, count), -1);
     return mcoll::run_reduce(team, access, c, dtype, op, stream);
 }

@@ -18,13 +18,21 @@ extern "C" {
 #define MCOLL_MAX_RANKS 32     /* team size limit (one NVLink domain node) */
 #define MCOLL_MAX_BLOCKS 64    /* grid size limit; one signal slot row per block */
 
+/* The kernels' datatypes. CF32/CF64: float and double complex. The pairs of MINLOC and MAXLOC
+ * are named value_index and laid out as the C structs {value; int index;}, padding included:
+ * F32_I32 (MPI_FLOAT_INT), F64_I32 (MPI_DOUBLE_INT), I64_I32 (MPI_LONG_INT with 64-bit long),
+ * I32_I32 (MPI_2INT), I16_I32 (MPI_SHORT_INT). BYTE takes only bitwise ops, BOOL only logical
+ * ones. collectives/dtype_table.cuh says which ops each one takes. */
 typedef enum {
     MCOLL_F32 = 0, MCOLL_F64, MCOLL_F16, MCOLL_BF16, MCOLL_I32, MCOLL_U32, MCOLL_I64, MCOLL_U64,
+    MCOLL_I8, MCOLL_U8, MCOLL_I16, MCOLL_U16, MCOLL_BYTE, MCOLL_BOOL, MCOLL_CF32, MCOLL_CF64,
+    MCOLL_F32_I32, MCOLL_F64_I32, MCOLL_I64_I32, MCOLL_I32_I32, MCOLL_I16_I32,
     MCOLL_NUM_DTYPES
 } mcoll_dtype;
 
 typedef enum {
     MCOLL_SUM = 0, MCOLL_PROD, MCOLL_MIN, MCOLL_MAX, MCOLL_BAND, MCOLL_BOR, MCOLL_BXOR,
+    MCOLL_LAND, MCOLL_LOR, MCOLL_LXOR, MCOLL_MINLOC, MCOLL_MAXLOC,
     MCOLL_NUM_OPS
 } mcoll_op;
 
@@ -58,11 +66,16 @@ typedef struct mcoll_dev_team {
 /* Launch status codes (0 = launched). */
 enum { MCOLL_LAUNCH_OK = 0, MCOLL_LAUNCH_UNSUPPORTED = 1, MCOLL_LAUNCH_CUDA_ERROR = 2 };
 
+/* 1 when the kernels reduce `dtype` with `op` (collectives/dtype_table.cuh), else 0. */
+int mcoll_reduce_supported(mcoll_dtype dtype, mcoll_op op);
 /* 1 when multimem.ld_reduce can do `op` on `dtype`; 0 means that call runs on the unicast layer. */
 int mcoll_multimem_supports(mcoll_dtype dtype, mcoll_op op);
 
-/* Element size in bytes. */
+/* Element size in bytes: the MPI extent (pairs include their padding); 0 for no datatype. */
 size_t mcoll_dtype_size(mcoll_dtype dtype);
+/* Bytes that `count` elements span: count * size less the padding after the last element's
+ * data (MPI's (count - 1) * extent + true extent). The kernels read and write no more. */
+size_t mcoll_dtype_span(mcoll_dtype dtype, size_t count);
 
 /* sendbuf may equal recvbuf (in place). count in elements. */
 int mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,

@@ -9,6 +9,6 @@ int mcoll_launch_reduce(const mcoll_dev_team *team, mcoll_access access, const v
         return MCOLL_LAUNCH_UNSUPPORTED;
     if (count == 0) return MCOLL_LAUNCH_OK;
     const mcoll::ReduceCall c =
-        mcoll::reduce_call(team, sendbuf, recvbuf, count * mcoll_dtype_size(dtype), root);
+        mcoll::reduce_call(team, sendbuf, recvbuf, mcoll::dtype_span(dtype, count), root);
     return mcoll::run_reduce(team, access, c, dtype, op, stream);
 }

@@ -1,4 +1,4 @@
-/* Reduction kernels for the floating-point datatypes: one per (access layer, kind). */
+/* Reduction kernels for the floating-point and complex datatypes: one per (access layer, kind). */
 #include "reduce_kernel.cuh"
 
 namespace mcoll {
@@ -9,6 +9,8 @@ int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool
     case MCOLL_F64: return run_op<MCOLL_F64>(op, p, mm, stream);
     case MCOLL_F16: return run_op<MCOLL_F16>(op, p, mm, stream);
     case MCOLL_BF16: return run_op<MCOLL_BF16>(op, p, mm, stream);
+    case MCOLL_CF32: return run_op<MCOLL_CF32>(op, p, mm, stream);
+    case MCOLL_CF64: return run_op<MCOLL_CF64>(op, p, mm, stream);
     default: return MCOLL_LAUNCH_UNSUPPORTED;
     }
 }

@@ -1,4 +1,4 @@
-/* Reduction kernels for the integer datatypes: one per (access layer, kind). */
+/* Reduction kernels for the 32- and 64-bit integer datatypes: one per (access layer, kind). */
 #include "reduce_kernel.cuh"
 
 namespace mcoll {

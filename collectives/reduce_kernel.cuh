@@ -1,6 +1,7 @@
 /* The reduction kernel (one-shot, two-shot, reduce-scatter), written once over the access
- * layer, and the templates that launch it for one datatype. Included by reduce_float.cu and
- * reduce_int.cu, which split the datatypes so that the two halves build in parallel. */
+ * layer, and the templates that launch it for one datatype. Included by reduce_float.cu,
+ * reduce_int.cu, reduce_small.cu and reduce_pair.cu, which split the datatypes so that they
+ * build in parallel. */
 #ifndef MCOLL_REDUCE_KERNEL_CUH
 #define MCOLL_REDUCE_KERNEL_CUH
 
@@ -16,8 +17,11 @@
 
 namespace mcoll {
 
+/* Bytes of slot q inside [off, off + len), without the padding at the end of the slot. */
 __device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t off, size_t len) {
-    return slot_part(c.total, c.slot_bytes, q, off, len);
+    const size_t n = slot_part(c.total, c.slot_bytes, q, off, len), data = c.slot_bytes - c.tail;
+    if (off >= data) return 0;
+    return n < data - off ? n : data - off;
 }
 
 template <class A, class K>
@@ -83,19 +87,32 @@ template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, bool mm, voi
     return launch<Unicast, K>(p, stream);
 }
 
-template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
-    constexpr bool integral = std::is_integral<typename Elem<D>::type>::value;
-    switch (op) {
-    case MCOLL_SUM: return run<D, MCOLL_SUM>(p, mm, stream);
-    case MCOLL_PROD: return run<D, MCOLL_PROD>(p, mm, stream);
-    case MCOLL_MIN: return run<D, MCOLL_MIN>(p, mm, stream);
-    case MCOLL_MAX: return run<D, MCOLL_MAX>(p, mm, stream);
-    case MCOLL_BAND: if constexpr (integral) return run<D, MCOLL_BAND>(p, mm, stream); break;
-    case MCOLL_BOR: if constexpr (integral) return run<D, MCOLL_BOR>(p, mm, stream); break;
-    case MCOLL_BXOR: if constexpr (integral) return run<D, MCOLL_BXOR>(p, mm, stream); break;
-    default: break;
+/* Only the pairs dtype_table.cuh lists are instantiated. */
+template <mcoll_dtype D, mcoll_op O> int run_if(const ReduceParams &p, bool mm, void *stream) {
+    if constexpr (reduce_supported(D, O)) {
+        return run<D, O>(p, mm, stream);
+    } else {
+        (void)p, (void)mm, (void)stream;
+        return MCOLL_LAUNCH_UNSUPPORTED;
     }
-    return MCOLL_LAUNCH_UNSUPPORTED;
+}
+
+template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+    switch (op) {
+    case MCOLL_SUM: return run_if<D, MCOLL_SUM>(p, mm, stream);
+    case MCOLL_PROD: return run_if<D, MCOLL_PROD>(p, mm, stream);
+    case MCOLL_MIN: return run_if<D, MCOLL_MIN>(p, mm, stream);
+    case MCOLL_MAX: return run_if<D, MCOLL_MAX>(p, mm, stream);
+    case MCOLL_BAND: return run_if<D, MCOLL_BAND>(p, mm, stream);
+    case MCOLL_BOR: return run_if<D, MCOLL_BOR>(p, mm, stream);
+    case MCOLL_BXOR: return run_if<D, MCOLL_BXOR>(p, mm, stream);
+    case MCOLL_LAND: return run_if<D, MCOLL_LAND>(p, mm, stream);
+    case MCOLL_LOR: return run_if<D, MCOLL_LOR>(p, mm, stream);
+    case MCOLL_LXOR: return run_if<D, MCOLL_LXOR>(p, mm, stream);
+    case MCOLL_MINLOC: return run_if<D, MCOLL_MINLOC>(p, mm, stream);
+    case MCOLL_MAXLOC: return run_if<D, MCOLL_MAXLOC>(p, mm, stream);
+    default: return MCOLL_LAUNCH_UNSUPPORTED;
+    }
 }
 
 } // namespace mcoll

@@ -1,4 +1,4 @@
-/* run_reduce: checks, schedule, and the split between floating-point and integer kernels. */
+/* run_reduce: checks, schedule, and the split of the kernels by datatype. */
 #include "launch_common.cuh"
 #include "reduce_run.cuh"
 
@@ -13,10 +13,16 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
     const bool mm = use_multimem(team, access);
     switch (dtype) {
-    case MCOLL_F32: case MCOLL_F64: case MCOLL_F16: case MCOLL_BF16:
+    case MCOLL_F32: case MCOLL_F64: case MCOLL_F16: case MCOLL_BF16: case MCOLL_CF32: case MCOLL_CF64:
         return run_reduce_float(dtype, op, p, mm, stream);
-    default:
+    case MCOLL_I32: case MCOLL_U32: case MCOLL_I64: case MCOLL_U64:
         return run_reduce_int(dtype, op, p, mm, stream);
+    case MCOLL_I8: case MCOLL_U8: case MCOLL_I16: case MCOLL_U16: case MCOLL_BYTE: case MCOLL_BOOL:
+        return run_reduce_small(dtype, op, p, mm, stream);
+    case MCOLL_F32_I32: case MCOLL_F64_I32: case MCOLL_I64_I32: case MCOLL_I32_I32: case MCOLL_I16_I32:
+        return run_reduce_pair(dtype, op, p, mm, stream);
+    default:
+        return MCOLL_LAUNCH_UNSUPPORTED;
     }
 }
 

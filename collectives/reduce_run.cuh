@@ -1,9 +1,11 @@
 /* The reductions behind allreduce, reduce and reduce_scatter: what a call asks for, and the
- * entry points that launch it (reduce_run.cu, reduce_float.cu, reduce_int.cu). */
+ * entry points that launch it (reduce_run.cu; reduce_float.cu, reduce_int.cu, reduce_small.cu,
+ * reduce_pair.cu by datatype). */
 #ifndef MCOLL_REDUCE_RUN_CUH
 #define MCOLL_REDUCE_RUN_CUH
 
 #include <stddef.h>
+#include "dtype_table.cuh"
 #include "launch.h"
 #include "schedule.cuh"
 
@@ -14,12 +16,14 @@ namespace mcoll {
  *   two_shot == 0: reduces slot `red_slot` from every rank into recvbuf;
  *   two_shot == 1: reduces slot `rank`, stores the result on every rank (on root only when
  *                  root >= 0), and after a second barrier copies all slots to recvbuf.
- * root >= 0: only root writes recvbuf. */
+ * root >= 0: only root writes recvbuf. The last `tail` bytes of every slot are padding after
+ * its last element (reduce_scatter of pairs such as MPI_DOUBLE_INT): never read or written. */
 struct ReduceCall {
     const void *send;
     void *recv;
     size_t total;
     size_t slot_bytes;
+    size_t tail;
     int nslots;
     int two_shot;
     int red_slot;
@@ -33,18 +37,13 @@ struct ReduceParams {
     Sched sched;
 };
 
-/* Launch for floating-point (reduce_float.cu) and integer (reduce_int.cu) datatypes. */
+/* Launch by datatype: floating point and complex (reduce_float.cu), 32- and 64-bit integers
+ * (reduce_int.cu), 8- and 16-bit integers, bytes and bools (reduce_small.cu), MINLOC/MAXLOC
+ * pairs (reduce_pair.cu). Each answers MCOLL_LAUNCH_UNSUPPORTED for datatypes not its own. */
 int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
 int run_reduce_int(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
-
-/* Datatypes and ops a reduction accepts: bitwise ops only on integers. */
-inline bool reduce_supported(mcoll_dtype dtype, mcoll_op op) {
-    if ((unsigned)dtype >= MCOLL_NUM_DTYPES || (unsigned)op >= MCOLL_NUM_OPS) return false;
-    const bool bitwise = op == MCOLL_BAND || op == MCOLL_BOR || op == MCOLL_BXOR;
-    const bool floating = dtype == MCOLL_F32 || dtype == MCOLL_F64 || dtype == MCOLL_F16 ||
-                          dtype == MCOLL_BF16;
-    return !(bitwise && floating);
-}
+int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
+int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
 
 /* The call for `bytes` of data reduced to every rank (root < 0) or to root: one-shot up to the
  * team's oneshot_max, two-shot (one 16-byte aligned slice per rank) above. */
@@ -54,6 +53,7 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.send = send;
     c.recv = recv;
     c.total = bytes;
+    c.tail = 0;
     c.root = root;
     if (bytes <= t->oneshot_max || t->size == 1) {
         c.slot_bytes = bytes;

@@ -10,9 +10,12 @@ int mcoll_launch_reduce_scatter(const mcoll_dev_team *team, mcoll_access access,
     mcoll::ReduceCall c;
     c.send = sendbuf;
     c.recv = recvbuf;
-    c.slot_bytes = recvcount * mcoll_dtype_size(dtype);
+    /* Each rank's block starts at a multiple of the element size; the padding after the last
+     * element of a block (pairs such as MPI_DOUBLE_INT) is not part of it. */
+    c.slot_bytes = recvcount * mcoll::dtype_size(dtype);
+    c.tail = c.slot_bytes - mcoll::dtype_span(dtype, recvcount);
     c.nslots = team->size;
-    c.total = c.slot_bytes * (size_t)team->size;
+    c.total = c.slot_bytes * (size_t)team->size - c.tail;
     c.two_shot = 0;
     c.red_slot = team->rank;
     c.root = -1;

@@ -114,10 +114,22 @@ mcoll_result mcoll_comm_describe(const mcoll_comm *comm, char *buf, size_t len);
  * result is in recvbuf when the stream reaches that point. Calls may be captured in a CUDA
  * graph and replayed. Buffers are device memory of this rank's GPU. MPI_IN_PLACE is accepted
  * as sendbuf wherever MPI accepts it. Counts are in elements of `datatype`.
- * Datatypes: MPI_FLOAT, MPI_DOUBLE, MCOLL_FLOAT16, MCOLL_BFLOAT16, 32- and 64-bit signed and
- * unsigned integers (MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_INT64_T, ...). Ops: MPI_SUM,
- * MPI_PROD, MPI_MIN, MPI_MAX; MPI_BAND, MPI_BOR, MPI_BXOR on integers. 16-bit floats
- * accumulate in float. Call them from a thread whose current device is the communicator's
+ * Reductions (allreduce, reduce, reduce_scatter), by datatype:
+ *   MPI_FLOAT, MPI_DOUBLE, MCOLL_FLOAT16, MCOLL_BFLOAT16: MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX
+ *     (16-bit floats accumulate in float);
+ *   8-, 16-, 32- and 64-bit signed and unsigned integers (MPI_CHAR, MPI_SIGNED_CHAR,
+ *     MPI_UNSIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, their unsigned forms,
+ *     MPI_INT8_T ... MPI_UINT64_T): those and MPI_BAND, MPI_BOR, MPI_BXOR, MPI_LAND, MPI_LOR,
+ *     MPI_LXOR (sums and products wrap around; logical ops give 0 or 1, any nonzero is true;
+ *     MPI_CHAR is signed where C's char is);
+ *   MPI_BYTE: MPI_BAND, MPI_BOR, MPI_BXOR;  MPI_C_BOOL: MPI_LAND, MPI_LOR, MPI_LXOR;
+ *   MPI_C_FLOAT_COMPLEX (MPI_C_COMPLEX), MPI_C_DOUBLE_COMPLEX: MPI_SUM, MPI_PROD;
+ *   MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT: MPI_MINLOC,
+ *     MPI_MAXLOC (the smaller index wins a tie). Buffers hold the C structs {value; int};
+ *     the padding after the last element is neither read nor written, other padding bytes
+ *     of recvbuf are written (as zeros).
+ * The C++ and Fortran handles of the same types work too. Other datatypes and ops return
+ * MCOLL_ERR_UNSUPPORTED. Call them from a thread whose current device is the communicator's
  * (as cudaSetDevice leaves it) or that has no CUDA context at all. Collectives on one
  * communicator must be issued in the same order on every rank and must not run concurrently
  * on two streams; use one communicator per stream for concurrency.

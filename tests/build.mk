@@ -4,6 +4,9 @@
 
 UNIT_SRCS = $(wildcard $(srcdir)/tests/unit/*.c)
 UNIT_PROGS = $(patsubst $(srcdir)/tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRCS))
+# Host programs built by nvcc from the kernels' headers (their arithmetic, run on the CPU).
+UNIT_CU_SRCS = $(wildcard $(srcdir)/tests/unit/test_*.cu)
+UNIT_CU_PROGS = $(patsubst $(srcdir)/tests/unit/%.cu,$(B)/tests/unit/%,$(UNIT_CU_SRCS))
 
 MPI_SRCS = $(wildcard $(srcdir)/tests/mpi/*.c)
 MPI_PROGS = $(patsubst $(srcdir)/tests/mpi/%.c,$(B)/tests/mpi/%,$(MPI_SRCS))
@@ -29,12 +32,28 @@ endif
 PLAIN_SRCS = $(wildcard $(srcdir)/tests/mpi/plain/*.c)
 PLAIN_PROGS = $(patsubst $(srcdir)/tests/mpi/plain/%.c,$(B)/tests/mpi/plain/%,$(PLAIN_SRCS))
 
-TEST_PROGRAMS = $(UNIT_PROGS) $(MPI_PROGS) $(PLAIN_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
+TEST_PROGRAMS = $(UNIT_PROGS) $(UNIT_CU_PROGS) $(MPI_PROGS) $(PLAIN_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
 TEST_CFLAGS = $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -I$(srcdir)/tests
 
 $(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(STATIC_LINK)
+
+$(B)/tests/unit/%: $(srcdir)/tests/unit/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -I$(srcdir)/tests -MMD -MP $< -o $@
+
+# The GPU suites' inputs and reference, checked against a host model of the unicast kernels.
+GPU_REF_SRCS = $(addprefix $(srcdir)/tests/gpu/common/,types.c gen.c reference.c half.c)
+
+$(B)/tests/unit/pack_reduce.o: $(srcdir)/tests/unit/pack_reduce.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/tests/unit/test_gpu_reference: $(srcdir)/tests/unit/test_gpu_reference.c $(GPU_REF_SRCS) \
+                                    $(B)/tests/unit/pack_reduce.o $(B)/lib/libmcoll.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(GPU_REF_SRCS) $(B)/tests/unit/pack_reduce.o -o $@ $(STATIC_LINK)
 
 $(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)

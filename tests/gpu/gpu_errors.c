@@ -168,15 +168,22 @@ static void datatypes_and_ops(void)
     EXPECT(mcoll_bcast(dev_a, N, MPI_DATATYPE_NULL, 0, mc, stream), MCOLL_ERR_INVALID_ARG);
     EXPECT(mcoll_allgather(dev_a, dev_b, 1, MPI_DATATYPE_NULL, mc, stream), MCOLL_ERR_INVALID_ARG);
     /* Valid MPI that the kernels do not implement. */
-    EXPECT(mcoll_allreduce(dev_a, dev_b, N, MPI_SHORT, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED);
-    EXPECT(mcoll_allreduce(dev_a, dev_b, N, MPI_INT, MPI_LAND, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_allreduce(dev_a, dev_b, N / 2, MPI_LONG_DOUBLE, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_allreduce(dev_a, dev_b, N / 4, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_allreduce(dev_a, dev_b, N / 4, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, mc, stream), MCOLL_ERR_UNSUPPORTED);
     EXPECT(mcoll_allreduce(dev_a, dev_b, N, MPI_FLOAT, user, mc, stream), MCOLL_ERR_UNSUPPORTED);
-    EXPECT(mcoll_reduce_scatter(dev_a, dev_b, 1, MPI_SHORT, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_reduce_scatter(dev_a, dev_b, 1, MPI_LONG_DOUBLE, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED);
     EXPECT(mcoll_allreduce(dev_a, dev_b, 4, floats4, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED);
     EXPECT(mcoll_bcast(dev_a, 2, vector, 0, mc, stream), MCOLL_ERR_UNSUPPORTED);
     EXPECT(mcoll_allgather(dev_a, dev_b, 1, vector, mc, stream), MCOLL_ERR_UNSUPPORTED);
     /* Combinations MPI itself does not define: either code is an honest answer. */
-    EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MPI_CHAR, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED, MCOLL_ERR_INVALID_ARG);
+    EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MPI_BYTE, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED, MCOLL_ERR_INVALID_ARG);
+    EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MPI_C_BOOL, MPI_MAX, mc, stream), MCOLL_ERR_UNSUPPORTED, MCOLL_ERR_INVALID_ARG);
+    EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MPI_INT, MPI_MINLOC, mc, stream), MCOLL_ERR_UNSUPPORTED, MCOLL_ERR_INVALID_ARG);
+    EXPECT2(mcoll_allreduce(dev_a, dev_b, N / 2, MPI_2INT, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED, MCOLL_ERR_INVALID_ARG);
+    EXPECT2(mcoll_allreduce(dev_a, dev_b, N / 2, MPI_C_FLOAT_COMPLEX, MPI_MAX, mc, stream), MCOLL_ERR_UNSUPPORTED,
+            MCOLL_ERR_INVALID_ARG);
+    EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MPI_DOUBLE, MPI_LAND, mc, stream), MCOLL_ERR_UNSUPPORTED, MCOLL_ERR_INVALID_ARG);
     EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MPI_FLOAT, MPI_BAND, mc, stream), MCOLL_ERR_INVALID_ARG, MCOLL_ERR_UNSUPPORTED);
     EXPECT2(mcoll_allreduce(dev_a, dev_b, N, MCOLL_BFLOAT16, MPI_BXOR, mc, stream), MCOLL_ERR_INVALID_ARG,
             MCOLL_ERR_UNSUPPORTED);

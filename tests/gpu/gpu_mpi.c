@@ -2,7 +2,7 @@
  * below: the same matrix as the native API (common/suite.h), a >= 1 GiB allreduce, 1000
  * calls back to back, MPI_COMM_WORLD and a duplicate alternating, host buffers (including the
  * 16-bit float types mcoll adds), calls the engines do not take, which must still be right
- * (MPI_SHORT, a user-defined op, a strided datatype, MPI_Reduce_scatter with unequal counts),
+ * (MPI_AINT, a user-defined op, a strided datatype, MPI_Reduce_scatter with unequal counts),
  * in-place reduce_scatter_block, MPI_Barrier, and bad arguments (an error code back, no crash).
  *   mpirun -np N gpu_mpi [-q] [-f FILTER] [-s SEED]             (NCCL_NVLS_ENABLE=0 required) */
 #include <stdio.h>
@@ -178,7 +178,7 @@ static void fallbacks(coll_api *api)
     int k;
 
     for (i = 0; i < n; i++) {
-        c = reduction(COLL_ALLREDUCE, TT_INT16, OP_SUM, counts[i], MEM_DEVICE);
+        c = reduction(COLL_ALLREDUCE, TT_AINT, OP_SUM, counts[i], MEM_DEVICE);
         c.misalign = (int)i & 1;
         case_run(api, &c);
     }

@@ -1,4 +1,5 @@
 /* Input patterns; see gen.h. */
+#include <math.h>
 #include "gen.h"
 
 uint64_t gen_mix(uint64_t x)
@@ -18,7 +19,7 @@ void gen_init(gen_ctx *g, const test_type *type, const test_op *op, int nranks, 
     g->linear = 0;
     g->kind = op ? (int)op->id : -1;
     g->mask = type_mask(type);
-    g->top = (uint64_t)1 << (8 * type->size - 1);
+    g->top = (uint64_t)1 << (8 * (type->format == FMT_PAIR ? type->value_size : type->size) - 1);
 }
 
 static inline uint64_t hash_of(const gen_ctx *g, int rank, size_t index)
@@ -57,7 +58,7 @@ static inline uint64_t int_value(const gen_ctx *g, int rank, size_t index, uint6
     switch (g->kind) {
     case OP_SUM:
         if (!t->is_signed) break;
-        x = 1 + r % ((uint64_t)1 << (t->size >= 8 ? 40 : t->size >= 4 ? 20 : 10));
+        x = 1 + r % ((uint64_t)1 << (t->size >= 8 ? 40 : t->size >= 4 ? 20 : t->size >= 2 ? 10 : 4));
         return negative ? (uint64_t)0 - x : x;
     case OP_PROD:
         /* Magnitudes of at least 2: a product of +-1s would equal the poison pattern (-1). */
@@ -72,6 +73,16 @@ static inline uint64_t int_value(const gen_ctx *g, int rank, size_t index, uint6
         return t->is_signed ? ((x & mask) ^ top) - top : x;
     case OP_BAND: x = ~(h & gen_mix(h) & gen_mix(h + 1)) & mask & ~own_bit; goto extend;
     case OP_BOR: x = ((h & gen_mix(h) & gen_mix(h + 1)) & mask) | own_bit; goto extend;
+    case OP_LAND:
+    case OP_LOR:
+    case OP_LXOR:
+        /* Zero or not: LAND mostly true, LOR mostly false, LXOR even, so both results occur. */
+        if (g->kind == OP_LXOR ? (r & 1) : (r % (2 * (uint64_t)g->nranks) == 0) == (g->kind == OP_LAND)) return 0;
+        if (t->id == TT_BOOL) return 1;
+        /* One bit anywhere in the element: two ranks' bits rarely meet (a bitwise AND would be
+         * 0), and many lie above the low byte (a narrower test would miss them). */
+        x = (uint64_t)1 << ((r >> 16) % (8 * t->size));
+        goto extend;
     default: break;
     }
     x = h & mask;
@@ -100,9 +111,40 @@ static void linear_values(const gen_ctx *g, int rank, size_t first, size_t count
     }
 }
 
+/* Complex numbers: sums and data as two float-sum values; products of modulus in
+ * [15/16, 17/16) at any angle, so both parts matter and either may be near zero. Pairs: values
+ * from a set of four (ties are common, the index decides them), indices in [-1000, 1000]. */
+static tvalue compound_value(const gen_ctx *g, int rank, size_t index, uint64_t h)
+{
+    const test_type *t = g->type;
+    uint64_t h2 = gen_mix(h);
+    double u1 = (double)(int64_t)(h >> 11) * 0x1p-53, u2 = (double)(int64_t)(h2 >> 11) * 0x1p-53;
+    tvalue v = {0, 0, 0, 0};
+    (void)rank;
+    (void)index;
+    if (t->format == FMT_PAIR) {
+        int64_t s = (int64_t)(h % 4) - 2;
+        v.k = (int32_t)(h2 % 2001) - 1000;
+        if (t->value != FMT_INT) v.f = type_round(t, 0.5 * (double)s);
+        else if (t->value_size >= 8) v.u = (uint64_t)(s * ((int64_t)1 << 33) + 7); /* high bits decide */
+        else v.u = (uint64_t)s;
+        return v;
+    }
+    if (g->kind == OP_PROD) {
+        double modulus = 1.0 + (u1 - 0.5) / 8.0, angle = 6.283185307179586 * u2;
+        v.f = type_round(t, modulus * cos(angle));
+        v.im = type_round(t, modulus * sin(angle));
+        return v;
+    }
+    v.f = type_round(t, (h & 8) ? -(0.5 + u1) : 0.5 + u1);
+    v.im = type_round(t, (h2 & 8) ? -(0.5 + u2) : 0.5 + u2);
+    return v;
+}
+
 tvalue gen_value(const gen_ctx *g, int rank, size_t index)
 {
-    tvalue v = {0, 0};
+    tvalue v = {0, 0, 0, 0};
+    if (type_is_compound(g->type)) return compound_value(g, rank, index, hash_of(g, rank, index));
     gen_values(g, rank, index, 1, &v.f, &v.u);
     return v;
 }
@@ -128,6 +170,8 @@ void gen_values(const gen_ctx *g, int rank, size_t first, size_t count, double *
     case FMT_INT:
         for (j = 0; j < count; j++) u[j] = int_value(g, rank, first + j, hash_of(g, rank, first + j));
         return;
+    case FMT_CF32: case FMT_CF64: case FMT_PAIR: /* one at a time: gen_value */
+        return;
     }
 }
 
@@ -136,6 +180,10 @@ void gen_fill(const gen_ctx *g, int rank, size_t first, size_t count, void *buf)
     double f[GEN_CHUNK];
     uint64_t u[GEN_CHUNK];
     size_t done, n;
+    if (type_is_compound(g->type)) {
+        for (done = 0; done < count; done++) type_store(g->type, buf, done, gen_value(g, rank, first + done));
+        return;
+    }
     for (done = 0; done < count; done += n) {
         n = count - done < GEN_CHUNK ? count - done : GEN_CHUNK;
         gen_values(g, rank, first + done, n, f, u);

@@ -18,7 +18,7 @@ static long base_value(uint64_t key, int rank, size_t i)
 
 static tvalue as_value(long x)
 {
-    tvalue v;
+    tvalue v = {0, 0, 0, 0};
     v.f = (double)x;
     v.u = (uint64_t)(int64_t)x;
     return v;

@@ -1,9 +1,13 @@
 /* Host reference results and the comparisons.
  *
- * Integers and bitwise ops are exact (sums and products wrap modulo 2^bits, as on the GPU).
- * min and max are exact for every type. Floating sums may differ from the reference by at most
- * nranks * u * sum(|x|), products by (nranks + 1) * u * |result|, with u the unit roundoff of the
- * type (2^-24 float, 2^-53 double, 2^-11 float16, 2^-8 bfloat16): the bound of any summation
+ * Integers, bitwise and logical ops (0 or 1, any nonzero input true) are exact (sums and
+ * products wrap modulo 2^bits, as on the GPU). min and max are exact for every type, MINLOC and
+ * MAXLOC too (value and index, the smaller index on a tie; padding is not compared). Complex
+ * sums and products are compared part by part, within nranks * u * sum(|re| + |im|) and
+ * 3 * nranks * u * prod(|z|) (plus the reference's rounding). Floating sums may differ from the
+ * reference by at most nranks * u * sum(|x|), products by (nranks + 1) * u * |result|, with u
+ * the unit roundoff of the type (2^-24 float, 2^-53 double, 2^-11 float16, 2^-8 bfloat16; a
+ * complex number's parts: float or double): the bound of any summation
  * order with the final rounding to the type, whether 16-bit types accumulate in float or not;
  * the bound also allows for the reference's own rounding (it sums in double).
  * Poisoned (never written) float elements read as NaN and never match. */

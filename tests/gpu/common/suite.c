@@ -85,7 +85,9 @@ void suite_allreduce(coll_api *api)
     sweep s = sweep_of(0);
     size_t t, o;
     coll_case c;
-    static const type_id two_shot[] = {TT_FLOAT, TT_BFLOAT16, TT_INT64};
+    static const struct { type_id type; op_id op; } two_shot[] = {
+        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_SUM}, {TT_INT64, OP_SUM}, {TT_INT8, OP_SUM}, {TT_BOOL, OP_LOR},
+        {TT_CFLOAT, OP_PROD}, {TT_DOUBLE_INT, OP_MINLOC}, {TT_SHORT_INT, OP_MAXLOC}};
 
     /* Aliases too, even in quick mode: the MPI below may treat a handle differently (Open MPI
      * 4.1.2-4.1.4 compares MPI_UNSIGNED_LONG as signed in MIN/MAX), which the staged path inherits. */
@@ -96,7 +98,8 @@ void suite_allreduce(coll_api *api)
     }
     if (!report_quick()) return;
     for (t = 0; t < LEN(two_shot); t++) {
-        c = make(COLL_ALLREDUCE, type_get(two_shot[t]), op_get(OP_SUM), past_oneshot(type_get(two_shot[t])), 0, 0, 0);
+        const test_type *type = type_get(two_shot[t].type);
+        c = make(COLL_ALLREDUCE, type, op_get(two_shot[t].op), past_oneshot(type), 0, 0, 0);
         case_run(api, &c);
     }
 }
@@ -104,7 +107,7 @@ void suite_allreduce(coll_api *api)
 void suite_reduce(coll_api *api)
 {
     static const struct { type_id type; op_id op; } every_root[] = {
-        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_SUM}, {TT_INT32, OP_BXOR}, {TT_UINT64, OP_MAX}};
+        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_SUM}, {TT_INT32, OP_BXOR}, {TT_UINT64, OP_MAX}, {TT_DOUBLE_INT, OP_MAXLOC}};
     static const size_t quick_counts[] = {1, 1023};
     sweep s = sweep_of(0);
     size_t t, o, k;
@@ -178,8 +181,11 @@ void suite_reduce_scatter(coll_api *api)
         for (o = 0; o < num_test_ops; o++) {
             const test_op *op = &test_ops[o];
             if (!op_applies(op, type)) continue;
-            /* Quick mode: one op of each kind (arithmetic, ordering, bitwise). */
-            if (report_quick() && op->id != OP_SUM && op->id != OP_MIN && op->id != OP_BXOR) continue;
+            /* Quick mode: one op of each kind (arithmetic, ordering, bitwise, logical, pairs;
+             * products of complex numbers, whose kernels differ from their sums). */
+            if (report_quick() && op->id != OP_SUM && op->id != OP_MIN && op->id != OP_BXOR && op->id != OP_LXOR &&
+                op->id != OP_MINLOC && !(op->id == OP_PROD && type->format >= FMT_CF32))
+                continue;
             run_sweep(api, &s, COLL_REDUCE_SCATTER, type, op, 0);
         }
     }
