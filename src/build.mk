@@ -1,9 +1,31 @@
-# Host library sources: every src/*.c is part of libmcoll.
-SRC_OBJS = $(patsubst $(srcdir)/src/%.c,$(B)/src/%.o,$(wildcard $(srcdir)/src/*.c))
+# Host library sources: every .c under src/ (tools/ aside) is part of libmcoll.
+#
+# The layers and what each may include (its own headers and those of the layers below it):
+#   core/   driver table, settings, log, errors, datatype table, locality
+#   team/   teams: agreement, VMM pieces, symmetric memory, handle exchange, multicast
+#   api/    the native API (include/mcoll.h)
+#   pmpi/   the PMPI plug-in
+# Each object is compiled with its layer's include path, so a header of a higher layer cannot
+# creep into a lower one. Tests and tools see every header.
+SRC_OBJS = $(patsubst $(srcdir)/src/%.c,$(B)/src/%.o,$(wildcard $(srcdir)/src/*.c $(srcdir)/src/core/*.c \
+               $(srcdir)/src/team/*.c $(srcdir)/src/api/*.c $(srcdir)/src/pmpi/*.c))
+
+CORE_INC = -I$(srcdir)/src/core
+TEAM_INC = $(CORE_INC) -I$(srcdir)/src/team -I$(srcdir)/src
+API_INC  = $(TEAM_INC) -I$(srcdir)/src/api
+PMPI_INC = $(API_INC) -I$(srcdir)/src/pmpi
+SRC_INCLUDES = $(PMPI_INC)
+
+# The most specific pattern wins (GNU make: shortest stem).
+$(B)/src/%.o: LAYER_INC = $(TEAM_INC)
+$(B)/src/core/%.o: LAYER_INC = $(CORE_INC)
+$(B)/src/team/%.o: LAYER_INC = $(TEAM_INC)
+$(B)/src/api/%.o: LAYER_INC = $(API_INC)
+$(B)/src/pmpi/%.o: LAYER_INC = $(PMPI_INC)
 
 # Tools installed to bin/.
 INSTALL_TOOLS = $(B)/bin/mcoll_info
 
 $(B)/bin/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $< -o $@ $(STATIC_LINK)
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) $< -o $@ $(STATIC_LINK)

@@ -33,7 +33,7 @@ PLAIN_SRCS = $(wildcard $(srcdir)/tests/mpi/plain/*.c)
 PLAIN_PROGS = $(patsubst $(srcdir)/tests/mpi/plain/%.c,$(B)/tests/mpi/plain/%,$(PLAIN_SRCS))
 
 TEST_PROGRAMS = $(UNIT_PROGS) $(UNIT_CU_PROGS) $(MPI_PROGS) $(PLAIN_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
-TEST_CFLAGS = $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) -I$(srcdir)/tests
+TEST_CFLAGS = $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) $(SRC_INCLUDES) -I$(srcdir)/tests
 
 $(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
 	@mkdir -p $(@D)
