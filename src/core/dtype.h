@@ -1,4 +1,6 @@
-/* MPI datatypes and ops as the kernels know them. */
+/* MPI datatypes and ops as the kernels know them. The native API decodes its arguments with
+ * these on every call; the PMPI plug-in reads the answers from its datatype table instead
+ * (src/pmpi/typeinfo.h), filled from these once at MPI_Init. */
 #ifndef MCOLL_DTYPE_H
 #define MCOLL_DTYPE_H
 
@@ -11,10 +13,5 @@ int mcoll_dtype_from_mpi(MPI_Datatype type, mcoll_dtype *out);
 int mcoll_op_from_mpi(MPI_Op op, mcoll_dtype dtype, mcoll_op *out);
 const char *mcoll_dtype_name(mcoll_dtype dtype);
 const char *mcoll_op_name(mcoll_op op);
-
-/* The 16-bit float handles (MCOLL_FLOAT16, MCOLL_BFLOAT16) are created at MPI_Init by
- * mcoll_dtype_init and freed by mcoll_dtype_finalize. */
-int mcoll_dtype_init(void);
-void mcoll_dtype_finalize(void);
 
 #endif /* MCOLL_DTYPE_H */

@@ -17,6 +17,11 @@ uint16_t mcoll_float_to_bf16(float f);
 /* inout[i] = in[i] op inout[i]; op is MCOLL_OPI_SUM, _PROD, _MIN or _MAX (typeinfo.h). */
 void mcoll_half_reduce(int op, int is_bf16, const uint16_t *in, uint16_t *inout, int n);
 
+/* The 16-bit float handles (MCOLL_FLOAT16, MCOLL_BFLOAT16, defined in src/core/dtype.c) and
+ * their ops are created at MPI_Init by mcoll_dtype_init and freed by mcoll_dtype_finalize. */
+int mcoll_dtype_init(void);
+void mcoll_dtype_finalize(void);
+
 /* The op to give PMPI: mcoll's own for a 16-bit float type with SUM, PROD, MIN or MAX, else `op`. */
 MPI_Op mcoll_half_op(MPI_Datatype type, MPI_Op op);
 

@@ -8,6 +8,7 @@
 #include "typeinfo.h"
 #include "stage.h"
 #include "dtype.h"
+#include "half.h"
 #include "engine.h"
 #include "config.h"
 #include "driver.h"

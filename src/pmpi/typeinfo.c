@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "typeinfo.h"
+#include "dtype.h"
 #include "log.h"
 #include "mcoll.h"
 
@@ -116,6 +117,22 @@ static int probe_op(MPI_Op op, MPI_Datatype type)
     return PMPI_Allreduce(&in, &out, 0, type, op, probe_comm) == MPI_SUCCESS;
 }
 
+/* The kernels' columns of a row: which kernel reduces the type with each built-in op, and
+ * whether multimem does it in the switch. */
+static void add_kernels(mcoll_type_info *row)
+{
+    mcoll_dtype dt;
+    mcoll_op op;
+    int o;
+    row->kernel = mcoll_dtype_from_mpi(row->type, &dt) == 0 ? (int)dt : -1;
+    for (o = 0; o < MCOLL_NUM_BUILTIN_OPS; o++) {
+        row->kernel_op[o] = -1;
+        if (row->kernel < 0 || mcoll_op_from_mpi(builtin_ops[o].op, dt, &op) != 0) continue;
+        row->kernel_op[o] = (signed char)op;
+        if (mcoll_multimem_supports(dt, op)) row->multimem_ops |= 1u << o;
+    }
+}
+
 static void add(MPI_Datatype type, const char *name, unsigned ops)
 {
     size_t i = slot_of(type);
@@ -133,7 +150,9 @@ static void add(MPI_Datatype type, const char *name, unsigned ops)
     table[i].extent = extent;
     table[i].true_lb = true_lb;
     table[i].true_extent = true_extent;
+    table[i].dense = (MPI_Aint)size == extent && extent == true_extent && true_lb == 0;
     table[i].ops = ops;
+    add_kernels(&table[i]);
     table_used++;
 }
 

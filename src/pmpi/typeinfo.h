@@ -1,7 +1,9 @@
 /* What the wrappers know about MPI datatypes and ops without asking MPI on every call.
  *
- * At MPI_Init every predefined datatype is entered in a small hash table with its name, size
- * and the set of built-in ops the MPI below accepts for it. The set is read from the MPI itself
+ * At MPI_Init every predefined datatype is entered in a small hash table with its name, size,
+ * and, for each built-in op, the answer of every layer below: does the MPI accept the pair,
+ * which kernel reduces it (src/core/dtype.h), and can multimem.ld_reduce do it in the switch.
+ * One lookup per call answers all three. The MPI's answers are read from the MPI itself
  * (count-0 reductions on a private duplicate of MPI_COMM_SELF that returns errors), so the
  * wrappers reject exactly the (datatype, op) pairs the MPI would. Derived datatypes are not in
  * the table; for them the same private communicator answers "committed?" and "op valid?" with a
@@ -24,7 +26,11 @@ typedef struct {
     int size;           /* bytes of data */
     MPI_Aint extent;    /* pair types (MPI_DOUBLE_INT, ...) have padding: extent > size */
     MPI_Aint true_lb, true_extent;
-    unsigned ops;       /* bit i set: built-in op i applies */
+    int dense;          /* size == extent == true_extent, true_lb == 0: elements lie back to back */
+    unsigned ops;       /* MPI: bit i set when built-in op i applies */
+    int kernel;         /* the kernels' mcoll_dtype, -1 when they do not reduce this type */
+    signed char kernel_op[MCOLL_NUM_BUILTIN_OPS]; /* the kernels' mcoll_op for op i, -1: none */
+    unsigned multimem_ops; /* bit i set when multimem.ld_reduce does op i (else unicast loads) */
 } mcoll_type_info;
 
 /* Build the table (after PMPI_Init and mcoll_dtype_init) and free it (before PMPI_Finalize). */

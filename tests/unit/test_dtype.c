@@ -177,6 +177,19 @@ int main(int argc, char **argv)
     CHECK(has_op(MPI_C_DOUBLE_COMPLEX, MCOLL_OPI_PROD) && !has_op(MPI_C_DOUBLE_COMPLEX, MCOLL_OPI_MAX));
     CHECK(!has_op(MPI_INT, MCOLL_OPI_REPLACE) && !has_op(MPI_INT, MCOLL_OPI_NO_OP));
     CHECK(has_op(MCOLL_FLOAT16, MCOLL_OPI_SUM) && has_op(MCOLL_BFLOAT16, MCOLL_OPI_MIN) && !has_op(MCOLL_FLOAT16, MCOLL_OPI_BAND));
+    /* ... and the kernels' columns of the same rows, filled from the kernel mapping */
+    CHECK(mcoll_typeinfo_lookup(MPI_FLOAT)->kernel == MCOLL_F32 && mcoll_typeinfo_lookup(MPI_LONG_DOUBLE)->kernel == -1);
+    CHECK(mcoll_typeinfo_lookup(MPI_FLOAT)->kernel_op[MCOLL_OPI_SUM] == MCOLL_SUM);
+    CHECK(mcoll_typeinfo_lookup(MPI_FLOAT)->kernel_op[MCOLL_OPI_BAND] == -1);
+    CHECK(mcoll_typeinfo_lookup(MPI_FLOAT)->kernel_op[MCOLL_OPI_LAND] == -1);
+    CHECK(mcoll_typeinfo_lookup(MPI_INT)->kernel_op[MCOLL_OPI_BXOR] == MCOLL_BXOR);
+    CHECK(mcoll_typeinfo_lookup(MPI_2INT)->kernel_op[MCOLL_OPI_MAXLOC] == MCOLL_MAXLOC);
+    CHECK(mcoll_typeinfo_lookup(MPI_2INT)->kernel_op[MCOLL_OPI_SUM] == -1);
+    CHECK(mcoll_typeinfo_lookup(MCOLL_FLOAT16)->kernel == MCOLL_F16);
+    CHECK(((mcoll_typeinfo_lookup(MPI_FLOAT)->multimem_ops >> MCOLL_OPI_SUM) & 1u) ==
+          (unsigned)mcoll_multimem_supports(MCOLL_F32, MCOLL_SUM));
+    CHECK(!((mcoll_typeinfo_lookup(MPI_DOUBLE)->multimem_ops >> MCOLL_OPI_PROD) & 1u));
+    CHECK(mcoll_typeinfo_lookup(MPI_INT)->dense && !mcoll_typeinfo_lookup(MPI_DOUBLE_INT)->dense);
     CHECK(mcoll_op_index(MPI_SUM) == MCOLL_OPI_SUM && mcoll_op_index(MPI_MINLOC) == MCOLL_OPI_MINLOC);
     CHECK(mcoll_op_index(MPI_OP_NULL) == -1 && strcmp(mcoll_op_text(MPI_BOR), "MPI_BOR") == 0);
     /* Derived types are answered by the MPI: committed or not, built-in op or not */
