@@ -1,8 +1,37 @@
-/* What the MPI layer needs of a native communicator beyond the public API. */
+/* What the rest of the library needs of a native communicator beyond the public API: its
+ * layout, and the collectives without argument checks.
+ *
+ * The mcoll_comm_run_* functions trust their caller: the datatype and op are already decoded
+ * to the kernels' types, counts are in elements of that type (bytes for bcast and allgather),
+ * the root is a rank of the team and the buffers are device memory of the team's GPU. The
+ * public functions (collectives.c) check and decode the user's arguments and call them; the
+ * PMPI plug-in calls them with what its decision has established (src/pmpi/decide.h). Each
+ * enqueues on `stream` and returns; count 0 does nothing; sendbuf may be MPI_IN_PLACE. */
 #ifndef MCOLL_COMM_INTERNAL_H
 #define MCOLL_COMM_INTERNAL_H
 
+#include <stddef.h>
 #include "mcoll.h"
+#include "launch.h"
+#include "team.h"
+
+struct mcoll_comm {
+    mcoll_team *team;
+    mcoll_config config;
+};
+
+mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                                      mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                                   mcoll_dtype dtype, mcoll_op op, int root, struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, struct CUstream_st *stream);
+/* recvcount elements per rank; sendbuf holds team size * recvcount. */
+mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
+                                           mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream);
+/* sendbytes per rank; recvbuf holds team size * sendbytes. */
+mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendbytes,
+                                      struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream);
 
 /* The team's blocking stream: ordered after the legacy default stream, like MPI users expect. */
 struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm);
