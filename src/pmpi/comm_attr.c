@@ -1,4 +1,5 @@
-/* Per-communicator state cached with an attribute keyval (see comm_attr.h). */
+/* The plug-in's per-communicator records (see comm_attr.h). They are kept in one list, newest
+ * engine first, so that MPI_Finalize can free what MPI_Comm_free has not. */
 #include <pthread.h>
 #include <stdlib.h>
 #include "comm_attr.h"
@@ -13,21 +14,34 @@ static mcoll_comm_state *list_head;
 /* Set once MPI_Finalize has freed every state: callbacks that come later have nothing to free. */
 static int states_gone;
 
+/* Both with list_lock held. */
 static void unlink_state(mcoll_comm_state *s)
 {
-    pthread_mutex_lock(&list_lock);
     if (s->prev) s->prev->next = s->next;
     else list_head = s->next;
     if (s->next) s->next->prev = s->prev;
-    pthread_mutex_unlock(&list_lock);
+    s->prev = s->next = NULL;
 }
 
+static void push_state(mcoll_comm_state *s)
+{
+    s->prev = NULL;
+    s->next = list_head;
+    if (list_head) list_head->prev = s;
+    list_head = s;
+}
+
+/* MPI_Comm_free (collective, so the engine's teardown barrier meets on every rank). */
 static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
 {
+    mcoll_comm_state *s = (mcoll_comm_state *)value;
     (void)comm; (void)key; (void)extra;
     if (states_gone) return MPI_SUCCESS;
-    unlink_state((mcoll_comm_state *)value);
-    free(value);
+    pthread_mutex_lock(&list_lock);
+    unlink_state(s);
+    pthread_mutex_unlock(&list_lock);
+    if (s->engine) mcoll_comm_destroy(s->engine);
+    free(s);
     return MPI_SUCCESS;
 }
 
@@ -43,19 +57,35 @@ int mcoll_comm_attr_init(void)
 
 /* Runs inside MPI_Finalize, from the MPI_COMM_SELF delete callback: the states are freed here
  * rather than through MPI_Comm_delete_attr, which must not touch MPI_COMM_SELF's attributes
- * while MPI is deleting them. */
+ * while MPI is deleting them. Engines go first, newest first (see mcoll_comm_state_set_engine),
+ * while MPI still works: their teardown ends in a barrier. */
 void mcoll_comm_attr_finalize(void)
 {
-    mcoll_comm_state *s, *next;
+    mcoll_comm_state *s, *next, *all;
     pthread_mutex_lock(&list_lock);
-    for (s = list_head; s; s = next) {
-        next = s->next;
-        free(s);
-    }
+    all = list_head;
     list_head = NULL;
     states_gone = 1;
     pthread_mutex_unlock(&list_lock);
+    for (s = all; s; s = s->next)
+        if (s->engine) mcoll_comm_destroy(s->engine);
+    for (s = all; s; s = next) {
+        next = s->next;
+        free(s);
+    }
     if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&keyval);
+}
+
+void mcoll_comm_state_set_engine(mcoll_comm_state *s, mcoll_comm *engine)
+{
+    s->engine_tried = 1;
+    s->engine = engine;
+    if (!engine) return;
+    /* To the head: the list then holds the engines newest first. */
+    pthread_mutex_lock(&list_lock);
+    unlink_state(s);
+    push_state(s);
+    pthread_mutex_unlock(&list_lock);
 }
 
 mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
@@ -87,9 +117,7 @@ mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
         return NULL;
     }
     pthread_mutex_lock(&list_lock);
-    s->next = list_head;
-    if (list_head) list_head->prev = s;
-    list_head = s;
+    push_state(s);
     pthread_mutex_unlock(&list_lock);
     /* Asked now, in the first intercepted collective on the communicator, which every rank
      * makes whatever its buffers are; asked later, only ranks with device buffers would

@@ -9,27 +9,24 @@
  *                          gets the same answer for the same call arguments;
  *   other errors           the engine failed; the caller reports MPI_ERR_OTHER.
  * The first call on a communicator builds its team (collective: all ranks must be making the
- * same call, which MPI already requires; all ranks pass device buffers) and caches it on the
- * communicator; the team is freed with the communicator or at MPI_Finalize. Arguments have
- * been validated by the caller. */
+ * same call, which MPI already requires; all ranks pass device buffers) and keeps it in the
+ * communicator's record (comm_attr.h), which frees it with the communicator or at MPI_Finalize.
+ * Arguments have been validated by the caller. */
 #ifndef MCOLL_ENGINE_H
 #define MCOLL_ENGINE_H
 
 #include <mpi.h>
 #include "mcoll.h"
+#include "comm_attr.h"
 
 mcoll_result mcoll_engine_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                                    MPI_Op op, MPI_Comm comm);
-mcoll_result mcoll_engine_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+                                    MPI_Op op, mcoll_comm_state *cs);
+mcoll_result mcoll_engine_bcast(void *buf, int count, MPI_Datatype type, int root, mcoll_comm_state *cs);
 mcoll_result mcoll_engine_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                                 MPI_Op op, int root, MPI_Comm comm);
+                                 MPI_Op op, int root, mcoll_comm_state *cs);
 mcoll_result mcoll_engine_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                               MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+                                               MPI_Datatype type, MPI_Op op, mcoll_comm_state *cs);
 mcoll_result mcoll_engine_allgather(const void *sendbuf, int sendcount, void *recvbuf, int recvcount,
-                                    MPI_Datatype type, MPI_Comm comm);
-
-/* Called by the MPI_Init wrappers after PMPI_Init succeeded: creates the attribute keyval and
- * arranges (through an MPI_COMM_SELF attribute) for every team to be freed before MPI is. */
-void mcoll_engine_mpi_init(void);
+                                    MPI_Datatype type, mcoll_comm_state *cs);
 
 #endif /* MCOLL_ENGINE_H */

@@ -30,7 +30,7 @@ static mcoll_result engine(const mcoll_call *c)
     /* The engines move blocks of one predefined type on both sides. */
     if (c->sendbuf != MPI_IN_PLACE && (c->type != c->recvtype || c->count != c->recvcount))
         return MCOLL_ERR_UNSUPPORTED;
-    return mcoll_engine_allgather(c->sendbuf, c->recvcount, c->recvbuf, c->recvcount, c->recvtype, c->comm);
+    return mcoll_engine_allgather(c->sendbuf, c->recvcount, c->recvbuf, c->recvcount, c->recvtype, c->cs);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)

@@ -21,7 +21,7 @@ static void layout(mcoll_call *c)
 
 static mcoll_result engine(const mcoll_call *c)
 {
-    return mcoll_engine_allreduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->comm);
+    return mcoll_engine_allreduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->cs);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)

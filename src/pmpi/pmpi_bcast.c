@@ -27,7 +27,7 @@ static void layout(mcoll_call *c)
 
 static mcoll_result engine(const mcoll_call *c)
 {
-    return mcoll_engine_bcast(c->recvbuf, c->count, c->type, c->root, c->comm);
+    return mcoll_engine_bcast(c->recvbuf, c->count, c->type, c->root, c->cs);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *buf, int count)

@@ -9,7 +9,6 @@
 #include "stage.h"
 #include "dtype.h"
 #include "half.h"
-#include "engine.h"
 #include "config.h"
 #include "driver.h"
 #include "log.h"
@@ -23,7 +22,7 @@ static int at_finalize(MPI_Comm comm, int key, void *value, void *extra)
     (void)comm; (void)key; (void)value; (void)extra;
     /* From here on every call goes to MPI untouched. */
     mcoll_plugin_active = 0;
-    mcoll_comm_attr_finalize();
+    mcoll_comm_attr_finalize(); /* engines (teams) first, while MPI works */
     mcoll_stage_finalize();
     mcoll_classify_forget();
     mcoll_typeinfo_finalize();
@@ -56,7 +55,6 @@ void mcoll_plugin_start(void)
         return;
     }
     mcoll_mpi_cuda_aware = mcoll_cuda_aware_detect();
-    mcoll_engine_mpi_init();
     mcoll_plugin_active = 1;
     MCOLL_INFO("PMPI plug-in active: CUDA driver %s, MPI %s, engines %s", driver == MCOLL_SUCCESS ? "loaded" : "absent (host only)",
                mcoll_mpi_cuda_aware ? "CUDA-aware (device buffers passed through)" : "not CUDA-aware (device buffers staged)",

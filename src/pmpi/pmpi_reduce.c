@@ -48,12 +48,12 @@ static mcoll_result engine(const mcoll_call *c)
     mcoll_result rc;
     size_t bytes = (size_t)c->count * (size_t)c->recv.size;
     if (!c->recv.out || c->recv.mem != MCOLL_MEM_HOST)
-        return mcoll_engine_reduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->root, c->comm);
+        return mcoll_engine_reduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->root, c->cs);
     /* Device sendbufs everywhere, a host recvbuf at the root: the other ranks are in the engine
      * already, so the root joins them, reducing into device scratch that it copies out. */
     st = mcoll_stage_begin(c->send.device);
     scratch = st ? (char *)mcoll_stage_device(st, bytes) : NULL;
-    rc = scratch ? mcoll_engine_reduce(c->sendbuf, scratch, c->count, c->type, c->op, c->root, c->comm)
+    rc = scratch ? mcoll_engine_reduce(c->sendbuf, scratch, c->count, c->type, c->op, c->root, c->cs)
                  : MCOLL_ERR_NO_MEMORY;
     if (rc == MCOLL_SUCCESS) rc = mcoll_stage_to_host(st, c->recvbuf, scratch, bytes);
     if (rc == MCOLL_SUCCESS) rc = mcoll_stage_sync(st);

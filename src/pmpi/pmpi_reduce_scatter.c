@@ -59,7 +59,7 @@ static mcoll_result engine(const mcoll_call *c)
         for (i = 0; i < c->cs->size; i++)
             if (c->recvcounts[i] != n) return MCOLL_ERR_UNSUPPORTED;
     }
-    return mcoll_engine_reduce_scatter_block(c->sendbuf, c->recvbuf, n, c->type, c->op, c->comm);
+    return mcoll_engine_reduce_scatter_block(c->sendbuf, c->recvbuf, n, c->type, c->op, c->cs);
 }
 
 static int mpi_block(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
