@@ -1,32 +1,32 @@
-/* The GPU engines as the MPI layer sees them.
+/* The engine bridge: the GPU engines as the MPI layer sees them.
  *
- * Each function runs one collective on device buffers of a communicator whose ranks share a
- * node, and returns when the result is in the user's buffer (MPI semantics):
+ * Each function runs one decided call (decide.h, path MCOLL_PATH_ENGINE) on the native
+ * communicator of its MPI communicator and returns when the result is in the user's buffer
+ * (MPI semantics). Nothing is checked again: the kernels' dtype, op, counts and bytes are the
+ * decision's. Results:
  *   MCOLL_SUCCESS          done on a GPU engine;
- *   MCOLL_ERR_UNSUPPORTED  not taken (communicator spans nodes or is too small, datatype or op
- *                          the kernels lack, engines off or unavailable); nothing was done and
- *                          the caller must use its fallback. Every rank of the communicator
- *                          gets the same answer for the same call arguments;
+ *   MCOLL_ERR_UNSUPPORTED  the communicator has no engine (its team could not be built, which
+ *                          every rank learns together); nothing was done and the caller falls
+ *                          back (mcoll_decide_without_engine);
  *   other errors           the engine failed; the caller reports MPI_ERR_OTHER.
  * The first call on a communicator builds its team (collective: all ranks must be making the
- * same call, which MPI already requires; all ranks pass device buffers) and keeps it in the
- * communicator's record (comm_attr.h), which frees it with the communicator or at MPI_Finalize.
- * Arguments have been validated by the caller. */
+ * same call, which MPI already requires, and all decide alike) and keeps it in the
+ * communicator's record (comm_attr.h), which frees it with the communicator or at MPI_Finalize. */
 #ifndef MCOLL_ENGINE_H
 #define MCOLL_ENGINE_H
 
-#include <mpi.h>
 #include "mcoll.h"
 #include "comm_attr.h"
+#include "decide.h"
 
-mcoll_result mcoll_engine_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                                    MPI_Op op, mcoll_comm_state *cs);
-mcoll_result mcoll_engine_bcast(void *buf, int count, MPI_Datatype type, int root, mcoll_comm_state *cs);
-mcoll_result mcoll_engine_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
-                                 MPI_Op op, int root, mcoll_comm_state *cs);
-mcoll_result mcoll_engine_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                                               MPI_Datatype type, MPI_Op op, mcoll_comm_state *cs);
-mcoll_result mcoll_engine_allgather(const void *sendbuf, int sendcount, void *recvbuf, int recvcount,
-                                    MPI_Datatype type, mcoll_comm_state *cs);
+mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
+mcoll_result mcoll_engine_reduce(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
+                                 int root);
+mcoll_result mcoll_engine_bcast(mcoll_comm_state *cs, const mcoll_decision *d, void *buf, int root);
+/* d->count elements of every rank's block; sendbuf holds one block per rank. */
+mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf,
+                                         void *recvbuf);
+/* d->bytes per rank. */
+mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
 
 #endif /* MCOLL_ENGINE_H */

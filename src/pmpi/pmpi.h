@@ -1,8 +1,9 @@
 /* The PMPI wrappers' shared machinery.
  *
  * Every intercepted collective fills one mcoll_call and hands it to mcoll_pmpi_run, which does
- * the same steps for all of them: validate the arguments, describe the buffers this rank reads
- * and writes, classify them (host or device), choose a path and run it:
+ * the same steps for all of them: look the datatype and op up in the table (typeinfo.h),
+ * validate the arguments, describe the buffers this rank reads and writes, classify them (host
+ * or device), decide the path once (decide.h) and run it:
  *   mpi       every buffer is host memory: PMPI_* with the user's arguments;
  *   engine    device buffers, and a GPU engine takes the call (engine.h);
  *   direct    device buffers handed to a CUDA-aware MPI;
@@ -15,6 +16,7 @@
 #include "mcoll.h"
 #include "classify.h"
 #include "comm_attr.h"
+#include "typeinfo.h"
 
 /* One buffer of a call as this rank uses it. Counts are in elements of `type`. */
 typedef struct {
@@ -40,6 +42,7 @@ typedef struct {
 } mcoll_buf;
 
 typedef struct mcoll_call mcoll_call;
+typedef struct mcoll_decision mcoll_decision;
 
 typedef struct {
     const char *name;                              /* "allreduce" */
@@ -48,8 +51,12 @@ typedef struct {
     int (*validate)(const mcoll_call *c);
     /* Fill c->send and c->recv: which buffers this rank reads and writes. */
     void (*layout)(mcoll_call *c);
-    /* The engine entry for this call, or NULL when the collective has none. */
-    mcoll_result (*engine)(const mcoll_call *c);
+    /* Elements of c->recvtype in one rank's block of the call as the engines run it, or -1 with
+     * *why set when the engines cannot run calls of this shape. Depends only on arguments every
+     * rank passes alike. */
+    MPI_Aint (*engine_block)(const mcoll_call *c, const char **why);
+    /* Run the call on the engine as decided (engine.h), or NULL when the collective has none. */
+    mcoll_result (*engine)(const mcoll_call *c, const mcoll_decision *d);
     /* The PMPI call on the given buffers. Elementwise collectives run `count` elements from
      * there; the others ignore `count` and use the call's own counts. */
     int (*mpi)(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count);
@@ -67,6 +74,8 @@ struct mcoll_call {
     MPI_Datatype recvtype;     /* allgather */
     MPI_Op op;
     MPI_Op mpi_op;             /* the op PMPI gets: 16-bit float ops replaced by mcoll's */
+    int opi;                   /* index of a built-in op (typeinfo.h), -1 otherwise */
+    const mcoll_type_info *info, *recvinfo; /* table rows of type and recvtype; NULL: derived */
     int root;
     MPI_Comm comm;
     mcoll_comm_state *cs;      /* set before validate */
@@ -75,6 +84,9 @@ struct mcoll_call {
 
 /* Run one intercepted collective; returns what the MPI function returns. */
 int mcoll_pmpi_run(mcoll_call *c);
+
+/* engine_block of the collectives whose block is the call's count. */
+MPI_Aint mcoll_block_is_count(const mcoll_call *c, const char **why);
 
 /* The collectives (pmpi_<name>.c). */
 extern const mcoll_coll mcoll_coll_allreduce, mcoll_coll_bcast, mcoll_coll_reduce,

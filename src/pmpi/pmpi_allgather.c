@@ -9,11 +9,11 @@ static int validate(const mcoll_call *c)
     int err = MPI_SUCCESS;
     if (c->recvbuf == MPI_IN_PLACE || (c->sendbuf == MPI_IN_PLACE && c->cs->is_inter)) return MPI_ERR_ARG;
     if (c->sendbuf != MPI_IN_PLACE) {
-        err = mcoll_check_type(c->type, c->count);
-        if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->sendbuf, c->count, c->type);
+        err = mcoll_check_type(c->type, c->info, c->count);
+        if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
     }
-    if (err == MPI_SUCCESS) err = mcoll_check_type(c->recvtype, c->recvcount);
-    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->recvcount, c->recvtype);
+    if (err == MPI_SUCCESS) err = mcoll_check_type(c->recvtype, c->recvinfo, c->recvcount);
+    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->recvcount, c->recvtype, c->recvinfo);
     if (err == MPI_SUCCESS) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
     return err;
 }
@@ -25,12 +25,21 @@ static void layout(mcoll_call *c)
     mcoll_buf_set(&c->recv, c->recvbuf, c->recvtype, (MPI_Aint)c->cs->remote_size * c->recvcount, in_place, 1);
 }
 
-static mcoll_result engine(const mcoll_call *c)
+/* The engines move each rank's block as bytes, the send block into the receive block, so the
+ * two must have the same size; MPI requires as much (same type signature), whatever datatype
+ * handles and counts each side uses. */
+static MPI_Aint engine_block(const mcoll_call *c, const char **why)
 {
-    /* The engines move blocks of one predefined type on both sides. */
-    if (c->sendbuf != MPI_IN_PLACE && (c->type != c->recvtype || c->count != c->recvcount))
-        return MCOLL_ERR_UNSUPPORTED;
-    return mcoll_engine_allgather(c->sendbuf, c->recvcount, c->recvbuf, c->recvcount, c->recvtype, c->cs);
+    if (c->sendbuf != MPI_IN_PLACE && (long long)c->count * c->send.size != (long long)c->recvcount * c->recv.size) {
+        *why = "send and receive blocks differ in size";
+        return -1;
+    }
+    return c->recvcount;
+}
+
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
+{
+    return mcoll_engine_allgather(c->cs, d, c->sendbuf, c->recvbuf);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -39,7 +48,7 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return PMPI_Allgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
 }
 
-const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine, mpi};
+const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi};
 
 int mcoll_mpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm)

@@ -6,8 +6,9 @@
 static int validate(const mcoll_call *c)
 {
     int err = mcoll_check_reduction(c);
-    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type);
-    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->count, c->type);
+    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE)
+        err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
+    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
     if (err == MPI_SUCCESS) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
     return err;
 }
@@ -19,9 +20,9 @@ static void layout(mcoll_call *c)
     mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, in_place, 1);
 }
 
-static mcoll_result engine(const mcoll_call *c)
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
-    return mcoll_engine_allreduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->cs);
+    return mcoll_engine_allreduce(c->cs, d, c->sendbuf, c->recvbuf);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -29,7 +30,7 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return PMPI_Allreduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
 }
 
-const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, validate, layout, engine, mpi};
+const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, validate, layout, mcoll_block_is_count, engine, mpi};
 
 int mcoll_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {

@@ -12,9 +12,9 @@ static int role_of(const mcoll_call *c)
 
 static int validate(const mcoll_call *c)
 {
-    int err = mcoll_check_type(c->type, c->count);
+    int err = mcoll_check_type(c->type, c->info, c->count);
     if (err == MPI_SUCCESS) err = mcoll_check_root(c->cs, c->root);
-    if (err == MPI_SUCCESS && role_of(c) >= 0) err = mcoll_check_buffer(c->recvbuf, c->count, c->type);
+    if (err == MPI_SUCCESS && role_of(c) >= 0) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
     return err;
 }
 
@@ -25,9 +25,9 @@ static void layout(mcoll_call *c)
     else mcoll_buf_ignore(&c->recv, c->recvbuf);
 }
 
-static mcoll_result engine(const mcoll_call *c)
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
-    return mcoll_engine_bcast(c->recvbuf, c->count, c->type, c->root, c->cs);
+    return mcoll_engine_bcast(c->cs, d, c->recvbuf, c->root);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *buf, int count)
@@ -36,7 +36,7 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *buf, int count)
     return PMPI_Bcast(buf, count, c->type, c->root, c->comm);
 }
 
-const mcoll_coll mcoll_coll_bcast = {"bcast", 1, validate, layout, engine, mpi};
+const mcoll_coll mcoll_coll_bcast = {"bcast", 1, validate, layout, mcoll_block_is_count, engine, mpi};
 
 int mcoll_mpi_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {

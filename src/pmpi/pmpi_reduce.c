@@ -18,14 +18,14 @@ static int sends(const mcoll_call *c)
 
 static int validate(const mcoll_call *c)
 {
-    int err = mcoll_check_type(c->type, c->count);
-    if (err == MPI_SUCCESS) err = mcoll_check_op(c->op, c->type);
+    int err = mcoll_check_type(c->type, c->info, c->count);
+    if (err == MPI_SUCCESS) err = mcoll_check_op(c);
     if (err == MPI_SUCCESS) err = mcoll_check_root(c->cs, c->root);
     if (err != MPI_SUCCESS) return err;
     if (c->sendbuf == MPI_IN_PLACE && (!at_root(c) || c->cs->is_inter)) return MPI_ERR_ARG;
     if (at_root(c) && c->recvbuf == MPI_IN_PLACE) return MPI_ERR_ARG;
-    if (sends(c) && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type);
-    if (err == MPI_SUCCESS && at_root(c)) err = mcoll_check_buffer(c->recvbuf, c->count, c->type);
+    if (sends(c) && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
+    if (err == MPI_SUCCESS && at_root(c)) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
     if (err == MPI_SUCCESS && at_root(c)) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
     return err;
 }
@@ -41,21 +41,19 @@ static void layout(mcoll_call *c)
     c->recv.local_only = !in_place;
 }
 
-static mcoll_result engine(const mcoll_call *c)
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
     mcoll_stage *st;
     char *scratch;
     mcoll_result rc;
-    size_t bytes = (size_t)c->count * (size_t)c->recv.size;
     if (!c->recv.out || c->recv.mem != MCOLL_MEM_HOST)
-        return mcoll_engine_reduce(c->sendbuf, c->recvbuf, c->count, c->type, c->op, c->root, c->cs);
+        return mcoll_engine_reduce(c->cs, d, c->sendbuf, c->recvbuf, c->root);
     /* Device sendbufs everywhere, a host recvbuf at the root: the other ranks are in the engine
      * already, so the root joins them, reducing into device scratch that it copies out. */
     st = mcoll_stage_begin(c->send.device);
-    scratch = st ? (char *)mcoll_stage_device(st, bytes) : NULL;
-    rc = scratch ? mcoll_engine_reduce(c->sendbuf, scratch, c->count, c->type, c->op, c->root, c->cs)
-                 : MCOLL_ERR_NO_MEMORY;
-    if (rc == MCOLL_SUCCESS) rc = mcoll_stage_to_host(st, c->recvbuf, scratch, bytes);
+    scratch = st ? (char *)mcoll_stage_device(st, d->bytes) : NULL;
+    rc = scratch ? mcoll_engine_reduce(c->cs, d, c->sendbuf, scratch, c->root) : MCOLL_ERR_NO_MEMORY;
+    if (rc == MCOLL_SUCCESS) rc = mcoll_stage_to_host(st, c->recvbuf, scratch, d->bytes);
     if (rc == MCOLL_SUCCESS) rc = mcoll_stage_sync(st);
     mcoll_stage_end(st);
     return rc;
@@ -66,7 +64,7 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return PMPI_Reduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->root, c->comm);
 }
 
-const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, engine, mpi};
+const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, mcoll_block_is_count, engine, mpi};
 
 int mcoll_mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                      MPI_Comm comm)

@@ -34,8 +34,9 @@ static int validate(const mcoll_call *c)
     if (c->coll == &mcoll_coll_reduce_scatter && !c->recvcounts && c->cs->size > 0) return MPI_ERR_COUNT;
     err = check_counts(c);
     if (err == MPI_SUCCESS) err = mcoll_check_reduction(c); /* count is 0 for the vector form */
-    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, total(c) > 0, c->type);
-    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, mine(c), c->type);
+    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE)
+        err = mcoll_check_buffer(c->sendbuf, total(c) > 0, c->type, c->info);
+    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, mine(c), c->type, c->info);
     if (err == MPI_SUCCESS) err = mcoll_check_alias(c->sendbuf, c->recvbuf, total(c) > 0);
     return err;
 }
@@ -51,15 +52,23 @@ static void layout(mcoll_call *c)
     }
 }
 
-static mcoll_result engine(const mcoll_call *c)
+/* The engines do equal blocks; uneven ones stay with MPI. recvcounts is the same on every rank. */
+static MPI_Aint engine_block(const mcoll_call *c, const char **why)
 {
     int i, n = mine(c);
-    /* The engines do equal blocks; uneven ones stay with MPI. */
     if (c->recvcounts) {
         for (i = 0; i < c->cs->size; i++)
-            if (c->recvcounts[i] != n) return MCOLL_ERR_UNSUPPORTED;
+            if (c->recvcounts[i] != n) {
+                *why = "blocks of unequal size";
+                return -1;
+            }
     }
-    return mcoll_engine_reduce_scatter_block(c->sendbuf, c->recvbuf, n, c->type, c->op, c->cs);
+    return n;
+}
+
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
+{
+    return mcoll_engine_reduce_scatter(c->cs, d, c->sendbuf, c->recvbuf);
 }
 
 static int mpi_block(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -74,8 +83,9 @@ static int mpi_vector(const mcoll_call *c, const void *sendbuf, void *recvbuf, i
     return PMPI_Reduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm);
 }
 
-const mcoll_coll mcoll_coll_reduce_scatter_block = {"reduce_scatter_block", 0, validate, layout, engine, mpi_block};
-const mcoll_coll mcoll_coll_reduce_scatter = {"reduce_scatter", 0, validate, layout, engine, mpi_vector};
+const mcoll_coll mcoll_coll_reduce_scatter_block = {"reduce_scatter_block", 0, validate, layout, engine_block, engine,
+                                                    mpi_block};
+const mcoll_coll mcoll_coll_reduce_scatter = {"reduce_scatter", 0, validate, layout, engine_block, engine, mpi_vector};
 
 int mcoll_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
                                    MPI_Op op, MPI_Comm comm)

@@ -205,12 +205,9 @@ int mcoll_type_is_committed(MPI_Datatype type)
     return PMPI_Send(NULL, 0, type, MPI_PROC_NULL, 0, probe_comm) == MPI_SUCCESS;
 }
 
-int mcoll_op_accepts(MPI_Op op, MPI_Datatype type)
+int mcoll_op_accepts(MPI_Op op, int opi, MPI_Datatype type, const mcoll_type_info *info)
 {
-    const mcoll_type_info *info;
-    int i = mcoll_op_index(op);
-    if (i < 0) return 1;
-    info = mcoll_typeinfo_lookup(type);
-    if (info) return (info->ops >> i) & 1u;
+    if (opi < 0) return 1;
+    if (info) return (info->ops >> opi) & 1u;
     return probe_comm != MPI_COMM_NULL && probe_op(op, type);
 }

@@ -47,7 +47,8 @@ const char *mcoll_op_text(MPI_Op op);
 
 /* For datatypes outside the table: 1 when committed (MPI_DATATYPE_NULL is not). */
 int mcoll_type_is_committed(MPI_Datatype type);
-/* 1 when the MPI below accepts `op` on `type` (user-defined ops: always). */
-int mcoll_op_accepts(MPI_Op op, MPI_Datatype type);
+/* 1 when the MPI below accepts `op` (built-in op index `opi`, -1 for user-defined ops, which
+ * are always accepted) on `type`, whose table row is `info` (NULL: derived, MPI is asked). */
+int mcoll_op_accepts(MPI_Op op, int opi, MPI_Datatype type, const mcoll_type_info *info);
 
 #endif /* MCOLL_TYPEINFO_H */

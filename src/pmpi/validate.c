@@ -20,21 +20,21 @@ int mcoll_comm_is_null(MPI_Comm comm)
     return comm == MPI_COMM_NULL;
 }
 
-int mcoll_check_type(MPI_Datatype type, int count)
+int mcoll_check_type(MPI_Datatype type, const mcoll_type_info *info, int count)
 {
     if (type == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
     if (count < 0) return MPI_ERR_COUNT;
-    if (!mcoll_typeinfo_lookup(type) && !mcoll_type_is_committed(type)) return MPI_ERR_TYPE;
+    if (!info && !mcoll_type_is_committed(type)) return MPI_ERR_TYPE;
     return MPI_SUCCESS;
 }
 
-int mcoll_check_op(MPI_Op op, MPI_Datatype type)
+int mcoll_check_op(const mcoll_call *c)
 {
-    if (op == MPI_OP_NULL) return MPI_ERR_OP;
-    return mcoll_op_accepts(op, type) ? MPI_SUCCESS : MPI_ERR_OP;
+    if (c->op == MPI_OP_NULL) return MPI_ERR_OP;
+    return mcoll_op_accepts(c->op, c->opi, c->type, c->info) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
-int mcoll_check_buffer(const void *buf, int count, MPI_Datatype type)
+int mcoll_check_buffer(const void *buf, int count, MPI_Datatype type, const mcoll_type_info *info)
 {
     MPI_Aint true_lb = 0, true_extent = 0;
     int size = 0;
@@ -42,7 +42,7 @@ int mcoll_check_buffer(const void *buf, int count, MPI_Datatype type)
     if (buf || count == 0) return MPI_SUCCESS;
     /* The rule Open MPI applies: a NULL buffer is fine only for a derived datatype whose data
      * lies at absolute addresses (MPI_BOTTOM), or which holds no data. */
-    if (mcoll_typeinfo_lookup(type)) return MPI_ERR_BUFFER;
+    if (info) return MPI_ERR_BUFFER;
     if (PMPI_Type_size(type, &size) != MPI_SUCCESS || PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS)
         return MPI_ERR_TYPE;
     return size > 0 && true_lb == 0 ? MPI_ERR_BUFFER : MPI_SUCCESS;
@@ -59,8 +59,8 @@ int mcoll_check_root(const mcoll_comm_state *cs, int root)
 
 int mcoll_check_reduction(const mcoll_call *c)
 {
-    int err = mcoll_check_type(c->type, c->count);
-    if (err == MPI_SUCCESS) err = mcoll_check_op(c->op, c->type);
+    int err = mcoll_check_type(c->type, c->info, c->count);
+    if (err == MPI_SUCCESS) err = mcoll_check_op(c);
     if (err == MPI_SUCCESS && c->recvbuf == MPI_IN_PLACE) err = MPI_ERR_ARG;
     if (err == MPI_SUCCESS && c->sendbuf == MPI_IN_PLACE && c->cs->is_inter) err = MPI_ERR_ARG;
     return err;

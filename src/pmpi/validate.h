@@ -16,13 +16,14 @@ int mcoll_raise(MPI_Comm comm, int errclass);
 /* 1 when `comm` is MPI_COMM_NULL (or, in Open MPI, the NULL an invalid Fortran handle gives). */
 int mcoll_comm_is_null(MPI_Comm comm);
 
+/* `info` is the datatype's table row, NULL for derived datatypes (c->info, c->recvinfo). */
 /* Datatype given, count >= 0, datatype committed. */
-int mcoll_check_type(MPI_Datatype type, int count);
-/* Op given and defined on the datatype. */
-int mcoll_check_op(MPI_Op op, MPI_Datatype type);
+int mcoll_check_type(MPI_Datatype type, const mcoll_type_info *info, int count);
+/* The call's op given and defined on its datatype. */
+int mcoll_check_op(const mcoll_call *c);
 /* Not MPI_IN_PLACE; not NULL when it holds data (NULL is MPI_BOTTOM, allowed with a datatype
  * of absolute addresses). */
-int mcoll_check_buffer(const void *buf, int count, MPI_Datatype type);
+int mcoll_check_buffer(const void *buf, int count, MPI_Datatype type, const mcoll_type_info *info);
 /* A rank of the communicator (intercommunicators: MPI_ROOT, MPI_PROC_NULL or a remote rank). */
 int mcoll_check_root(const mcoll_comm_state *cs, int root);
 /* The checks every reduction shares: datatype, count, op, and that recvbuf is not MPI_IN_PLACE,

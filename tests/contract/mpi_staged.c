@@ -2,8 +2,8 @@
  * model reports as device memory), under mpirun: every intercepted collective, every
  * predefined datatype and built-in op, in and out of place, mixed host and device buffers,
  * messages cut into pipelined chunks (MCOLL_STAGE_CHUNK=64K here), a derived datatype with
- * gaps, and a thread with no current context, each compared bitwise with the same call made
- * through PMPI_* on host copies. The GPU engines are off (MCOLL_ENGINE=staged) and the MPI is
+ * gaps, ranks using different datatypes of one signature, and a thread with no current
+ * context, each compared bitwise with the same call made through PMPI_* on host copies. The GPU engines are off (MCOLL_ENGINE=staged) and the MPI is
  * taken as not CUDA-aware (MCOLL_CUDA_AWARE=0).
  *
  * This program defines PMPI_Allreduce, PMPI_Bcast, ... itself, so mcoll (linked statically)
@@ -162,6 +162,48 @@ static const colltest_mem device_mem = {d_alloc, d_release, d_put, d_get};
 static const colltest_mem mixed_mem = {m_alloc, d_release, d_put, d_get};
 static const colltest_mem by_rank_mem = {r_alloc, d_release, d_put, d_get};
 
+/* Same type signature, different datatypes: even ranks use 4 x MPI_INT where odd ranks use
+ * 1 x contiguous(4, MPI_INT), which MPI allows. Every rank must decide alike: with the engines
+ * on, a rank that chose otherwise would leave the others waiting in the set-up of the engine
+ * (each call runs on a fresh communicator, whose first engine call builds the team). */
+static void check_same_signature(int rank, int size)
+{
+    MPI_Datatype four;
+    MPI_Comm comm;
+    int host[64], i, odd = rank % 2;
+    void *send = d_alloc(4 * sizeof(int)), *recv = d_alloc((size_t)size * 4 * sizeof(int));
+
+    MPI_Type_contiguous(4, MPI_INT, &four);
+    MPI_Type_commit(&four);
+    for (i = 0; i < 4; i++) host[i] = 100 * rank + i;
+    d_put(send, host, 4 * sizeof(int));
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (MPI_Allgather(send, odd ? 1 : 4, odd ? four : MPI_INT, recv, 4, MPI_INT, comm) != MPI_SUCCESS)
+        CT_FAIL("allgather with contiguous(4, MPI_INT) against 4 x MPI_INT failed");
+    d_get(host, recv, (size_t)size * 4 * sizeof(int));
+    for (i = 0; i < 4 * size && i < 64; i++)
+        if (host[i] != 100 * (i / 4) + i % 4) {
+            CT_FAIL("allgather, same signature: element %d is %d, not %d", i, host[i], 100 * (i / 4) + i % 4);
+            break;
+        }
+    MPI_Comm_free(&comm);
+    for (i = 0; i < 8; i++) host[i] = rank == 1 ? 7 * i : -1;
+    d_put(recv, host, 8 * sizeof(int));
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (MPI_Bcast(recv, odd ? 2 : 8, odd ? four : MPI_INT, 1 % size, comm) != MPI_SUCCESS)
+        CT_FAIL("bcast with contiguous(4, MPI_INT) against 4 x MPI_INT failed");
+    d_get(host, recv, 8 * sizeof(int));
+    for (i = 0; i < 8; i++)
+        if (host[i] != (size > 1 ? 7 * i : -1)) {
+            CT_FAIL("bcast, same signature: element %d is %d", i, host[i]);
+            break;
+        }
+    MPI_Comm_free(&comm);
+    MPI_Type_free(&four);
+    d_release(send);
+    d_release(recv);
+}
+
 static int violations;
 static void checkpoint(void)
 {
@@ -275,6 +317,8 @@ int main(int argc, char **argv)
     checkpoint();
     /* A datatype with gaps: the gaps of the device buffer keep their contents */
     ct_check_vector(&device_mem, MPI_COMM_WORLD, 20000);
+    checkpoint();
+    check_same_signature(rank, size);
     checkpoint();
     /* A thread with no current context: mcoll uses the buffer's primary context, then leaves
      * the thread as it found it. */

@@ -194,8 +194,9 @@ int main(int argc, char **argv)
     CHECK(mcoll_op_index(MPI_OP_NULL) == -1 && strcmp(mcoll_op_text(MPI_BOR), "MPI_BOR") == 0);
     /* Derived types are answered by the MPI: committed or not, built-in op or not */
     CHECK(mcoll_type_is_committed(contig));
-    CHECK(!mcoll_op_accepts(MPI_SUM, contig)); /* Open MPI: built-in ops take predefined types only */
-    CHECK(mcoll_op_accepts(MPI_SUM, MPI_FLOAT) && !mcoll_op_accepts(MPI_BAND, MPI_FLOAT));
+    CHECK(!mcoll_op_accepts(MPI_SUM, MCOLL_OPI_SUM, contig, NULL)); /* Open MPI: built-in ops take predefined types only */
+    CHECK(mcoll_op_accepts(MPI_SUM, MCOLL_OPI_SUM, MPI_FLOAT, mcoll_typeinfo_lookup(MPI_FLOAT)));
+    CHECK(!mcoll_op_accepts(MPI_BAND, MCOLL_OPI_BAND, MPI_FLOAT, mcoll_typeinfo_lookup(MPI_FLOAT)));
     {
         MPI_Datatype loose;
         MPI_Type_contiguous(3, MPI_INT, &loose);

@@ -1,0 +1,115 @@
+/* The decision of one call (see decide.h). */
+#include <string.h>
+#include "decide.h"
+#include "plugin.h"
+#include "signature.h"
+#include "config.h"
+
+static int active(const mcoll_buf *b) { return b->in || b->out; }
+static int on_device(const mcoll_buf *b) { return active(b) && b->mem != MCOLL_MEM_HOST; }
+
+/* What the engines would run: for a reduction the kernels' dtype and op, read from the
+ * signature's base type in the datatype table. Returns why the kernels cannot, or NULL. */
+static const char *engine_kind(const mcoll_call *c, mcoll_decision *d)
+{
+    static const char *const no_kernel = "datatype or op not in the kernels";
+    const mcoll_type_info *base;
+    if (c->op != MPI_OP_NULL && c->opi < 0) return no_kernel; /* a user op */
+    base = mcoll_signature(c->recvtype, c->recvinfo, &d->per_element);
+    d->base = base;
+    if (c->op == MPI_OP_NULL) return NULL; /* bytes are bytes */
+    if (!base || base->kernel < 0 || base->kernel_op[c->opi] < 0) return no_kernel;
+    d->reduces = 1;
+    d->dtype = (mcoll_dtype)base->kernel;
+    d->op = (mcoll_op)base->kernel_op[c->opi];
+    d->multimem = (base->multimem_ops >> c->opi) & 1u;
+    return NULL;
+}
+
+/* Why the engines do not take this call, or NULL when they do. */
+static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
+{
+    const mcoll_settings *s = mcoll_settings_get();
+    const mcoll_buf *bufs[2] = {&c->send, &c->recv};
+    const char *why = NULL;
+    MPI_Aint block;
+    int k;
+    if (s->engine == MCOLL_ENGINE_STAGED) return "off (MCOLL_ENGINE=staged)";
+    if (!c->coll->engine) return "none for this collective";
+    if (c->cs->is_inter) return "intercommunicator";
+    for (k = 0; k < 2; k++) {
+        if (!active(bufs[k])) continue;
+        if (!bufs[k]->dense || bufs[k]->true_lb != 0) return "datatype not contiguous";
+        if (bufs[k]->mem == MCOLL_MEM_HOST && !bufs[k]->local_only) return "host and device buffers mixed";
+    }
+    why = engine_kind(c, d);
+    if (why) return why;
+    block = c->coll->engine_block(c, &why);
+    if (block < 0) return why;
+    d->count = (size_t)block * (size_t)d->per_element;
+    /* the role whose datatype is c->recvtype */
+    d->bytes = (size_t)block * (size_t)(active(&c->recv) ? c->recv.size : c->send.size);
+    if (c->cs->size < s->min_ranks) return "communicator below MCOLL_MIN_RANKS";
+    if (!mcoll_comm_node_local(c->cs)) return "communicator spans nodes";
+    return NULL;
+}
+
+/* Device buffers without the engines: to the MPI as they are, or through host memory. */
+static void decide_fallback(mcoll_call *c, mcoll_decision *d)
+{
+    d->path = mcoll_mpi_cuda_aware ? MCOLL_PATH_DIRECT : MCOLL_PATH_STAGED;
+    d->why = mcoll_mpi_cuda_aware ? "MPI is CUDA-aware" : "MPI not CUDA-aware";
+    c->send.staged = d->path == MCOLL_PATH_STAGED && on_device(&c->send);
+    c->recv.staged = d->path == MCOLL_PATH_STAGED && on_device(&c->recv);
+}
+
+void mcoll_decide(mcoll_call *c, mcoll_decision *d)
+{
+    memset(d, 0, sizeof *d);
+    d->path = MCOLL_PATH_MPI;
+    d->per_element = 1;
+    d->why = "host buffers";
+    if ((long long)c->send.count * c->send.size + (long long)c->recv.count * c->recv.size == 0) d->why = "no data";
+    if (!on_device(&c->send) && !on_device(&c->recv)) return;
+    d->engine_why = engine_refusal(c, d);
+    if (!d->engine_why) {
+        d->path = MCOLL_PATH_ENGINE;
+        d->why = "device buffers";
+        return;
+    }
+    decide_fallback(c, d);
+}
+
+void mcoll_decide_without_engine(mcoll_call *c, mcoll_decision *d, const char *why)
+{
+    d->engine_why = why;
+    decide_fallback(c, d);
+}
+
+/* Chunks are cut at the same element on every rank, which needs the same count and datatype
+ * size everywhere (reductions guarantee it; a broadcast may differ, and then runs whole). Ranks
+ * with host buffers run the same chunks straight from their buffers. */
+int mcoll_decide_chunk(mcoll_call *c, mcoll_decision *d)
+{
+    const mcoll_buf *b = active(&c->recv) ? &c->recv : &c->send;
+    size_t chunk_bytes = mcoll_settings_get()->stage_chunk, elems;
+    int v[6], err;
+
+    d->chunk = 0;
+    if (!c->coll->elementwise || mcoll_mpi_cuda_aware || c->cs->is_inter ||
+        (size_t)c->count * (size_t)b->size <= chunk_bytes)
+        return MPI_SUCCESS;
+    v[0] = d->path == MCOLL_PATH_STAGED;
+    v[1] = b->size;
+    v[2] = -b->size;
+    v[3] = c->count;
+    v[4] = -c->count;
+    v[5] = b->extent <= 0 || b->size <= 0; /* such a rank cannot cut its buffer */
+    err = PMPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_INT, MPI_MAX, c->comm);
+    if (err != MPI_SUCCESS) return err;
+    if (!v[0] || v[5] || v[1] != -v[2] || v[3] != -v[4]) return MPI_SUCCESS;
+    elems = chunk_bytes / (size_t)v[1];
+    if (elems == 0) elems = 1;
+    d->chunk = elems >= (size_t)c->count ? 0 : (int)elems;
+    return MPI_SUCCESS;
+}
