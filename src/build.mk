@@ -7,17 +7,15 @@
 #   pmpi/   the PMPI plug-in
 # Each object is compiled with its layer's include path, so a header of a higher layer cannot
 # creep into a lower one. Tests and tools see every header.
-SRC_OBJS = $(patsubst $(srcdir)/src/%.c,$(B)/src/%.o,$(wildcard $(srcdir)/src/*.c $(srcdir)/src/core/*.c \
-               $(srcdir)/src/team/*.c $(srcdir)/src/api/*.c $(srcdir)/src/pmpi/*.c))
+SRC_OBJS = $(patsubst $(srcdir)/src/%.c,$(B)/src/%.o,$(wildcard $(srcdir)/src/core/*.c $(srcdir)/src/team/*.c \
+               $(srcdir)/src/api/*.c $(srcdir)/src/pmpi/*.c))
 
 CORE_INC = -I$(srcdir)/src/core
-TEAM_INC = $(CORE_INC) -I$(srcdir)/src/team -I$(srcdir)/src
+TEAM_INC = $(CORE_INC) -I$(srcdir)/src/team
 API_INC  = $(TEAM_INC) -I$(srcdir)/src/api
 PMPI_INC = $(API_INC) -I$(srcdir)/src/pmpi
 SRC_INCLUDES = $(PMPI_INC)
 
-# The most specific pattern wins (GNU make: shortest stem).
-$(B)/src/%.o: LAYER_INC = $(TEAM_INC)
 $(B)/src/core/%.o: LAYER_INC = $(CORE_INC)
 $(B)/src/team/%.o: LAYER_INC = $(TEAM_INC)
 $(B)/src/api/%.o: LAYER_INC = $(API_INC)

@@ -6,7 +6,7 @@
  * _destroy) and look at the driver only through the model: its call log, its live-object counts
  * and its violations. They do not reach into mcoll's private structures; the one thing the log
  * is used to recover is where the symmetric memory is mapped, whose layout (rank i's memory at
- * base + i * size, src/team.h) is what the kernels are built on. */
+ * base + i * size, src/team/team.h) is what the kernels are built on. */
 #ifndef MCOLL_CONTRACT_TEAM_COMMON_H
 #define MCOLL_CONTRACT_TEAM_COMMON_H
 
