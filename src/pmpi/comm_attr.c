@@ -2,6 +2,7 @@
  * engine first, so that MPI_Finalize can free what MPI_Comm_free has not. */
 #include <pthread.h>
 #include <stdlib.h>
+#include "agree.h"
 #include "comm_attr.h"
 #include "config.h"
 #include "driver.h"
@@ -128,17 +129,10 @@ mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
 
 int mcoll_comm_node_local(mcoll_comm_state *s)
 {
-    MPI_Comm node;
-    int node_size = 0;
     if (s->node_local >= 0) return s->node_local;
     if (s->is_inter) return s->node_local = 0;
-    if (PMPI_Comm_split_type(s->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
-        MCOLL_INFO("MPI_Comm_split_type failed: communicator taken as spanning nodes");
-        return s->node_local = 0;
-    }
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-    s->node_local = node_size == s->size;
+    /* A failing MPI_Comm_split_type also answers 0: the communicator is taken as spanning nodes. */
+    s->node_local = mcoll_agree_node_local(s->comm, s->size);
     MCOLL_TRACE("communicator of %d ranks: %s", s->size, s->node_local ? "node-local" : "spans nodes");
     return s->node_local;
 }

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "agree.h"
 #include "fd_exchange.h"
 #include "log.h"
 
@@ -511,13 +512,10 @@ static int run(exchange *x)
  * did not (the lowest), so every rank has a warning to show. */
 static int agreed(MPI_Comm comm, int rank, int ok)
 {
-    int mine = ok ? INT_MAX : rank, first = 0;
-    if (PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) {
-        MCOLL_WARN("descriptor exchange: MPI_Allreduce failed");
-        return 0;
-    }
-    if (first == INT_MAX) return 1;
-    if (ok) MCOLL_WARN("descriptor exchange: failed on local rank %d (its warning says why)", first);
+    int first = mcoll_agree_first_failure(comm, rank, ok);
+    if (first < 0) return 1;
+    if (first == INT_MAX) MCOLL_WARN("descriptor exchange: MPI_Allreduce failed");
+    else if (ok) MCOLL_WARN("descriptor exchange: failed on local rank %d (its warning says why)", first);
     return 0;
 }
 

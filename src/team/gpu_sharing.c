@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "agree.h"
 #include "checks.h"
 #include "team.h"
 

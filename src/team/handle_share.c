@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "agree.h"
 #include "checks.h"
 #include "fd_exchange.h"
 #include "team.h"
+#include "vmm.h"
 
 typedef struct {
     int valid;
@@ -23,7 +25,7 @@ static void failed(mcoll_team *team, mcoll_share_failure step, CUresult rc)
 
 static int import_one(mcoll_team *team, void *shareable, CUmemGenericAllocationHandle *out)
 {
-    CUmemAllocationHandleType type = mcoll_team_handle_type(team);
+    CUmemAllocationHandleType type = mcoll_handle_type(team->handle_kind);
     CUresult rc = mcoll_cu.cuMemImportFromShareableHandle(out, shareable, type);
     if (rc != CUDA_SUCCESS) {
         MCOLL_WARN("cuMemImportFromShareableHandle failed: %s", mcoll_cu_errname(rc));

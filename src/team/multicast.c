@@ -6,9 +6,11 @@
  * With the multicast switch off, nothing here calls a cuMulticast* entry point. */
 #include <stdio.h>
 #include <string.h>
+#include "agree.h"
 #include "checks.h"
 #include "config.h"
 #include "team.h"
+#include "vmm.h"
 
 typedef enum {
     STEP_GRANULARITY, STEP_CREATE, STEP_EXPORT, STEP_EXCHANGE, STEP_IMPORT, STEP_ADD_DEVICE, STEP_BIND,
@@ -26,7 +28,7 @@ static CUmulticastObjectProp object_prop(const mcoll_team *team, size_t size)
     memset(&prop, 0, sizeof prop);
     prop.numDevices = (unsigned int)team->size;
     prop.size = size;
-    prop.handleTypes = mcoll_team_handle_type(team);
+    prop.handleTypes = mcoll_handle_type(team->handle_kind);
     return prop;
 }
 
@@ -85,7 +87,7 @@ int mcoll_multicast_wanted(mcoll_team *team, const mcoll_config *config, size_t 
     if (!agree_step(team, STEP_GRANULARITY, rc)) return 0;
     mine[0] = minimum;
     mine[1] = recommended;
-    if (PMPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, team->comm) != MPI_SUCCESS || all[0] == 0) {
+    if (!mcoll_agree_max(team->comm, mine, all, 2) || all[0] == 0) {
         snprintf(team->nvls_reason, sizeof team->nvls_reason, "off: no multicast granularity (cuMulticastGetGranularity)");
         return 0;
     }
@@ -145,7 +147,7 @@ mcoll_result mcoll_multicast_setup(mcoll_team *team)
     mc->mapped = rc == CUDA_SUCCESS;
     if (!agree_step(team, STEP_MAP, rc)) goto fail;
 
-    rc = mcoll_set_access(team, mc->va, mc->size);
+    rc = mcoll_set_access(team->device, mc->va, mc->size);
     if (!agree_step(team, STEP_ACCESS, rc)) goto fail;
 
     mc->active = 1;

@@ -1,34 +1,10 @@
 /* Symmetric memory: one cuMemCreate allocation per rank, exported to and mapped by every rank
  * of the team. One reservation holds all of them: rank i's memory at base + i * size. */
 #include <string.h>
+#include "agree.h"
 #include "checks.h"
 #include "team.h"
-
-CUmemAllocationProp mcoll_allocation_prop(const mcoll_team *team, CUmemAllocationHandleType handle_type)
-{
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = team->device;
-    prop.requestedHandleTypes = handle_type;
-    return prop;
-}
-
-CUmemAllocationHandleType mcoll_team_handle_type(const mcoll_team *team)
-{
-    return team->handle_kind == MCOLL_HANDLE_FABRIC ? CU_MEM_HANDLE_TYPE_FABRIC : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-}
-
-CUresult mcoll_set_access(const mcoll_team *team, CUdeviceptr va, size_t size)
-{
-    CUmemAccessDesc access;
-    memset(&access, 0, sizeof access);
-    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    access.location.id = team->device;
-    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    return mcoll_cu.cuMemSetAccess(va, size, &access, 1);
-}
+#include "vmm.h"
 
 /* Map `handle` at slot `i` and make it readable and writable from this rank's GPU. */
 static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle)
@@ -41,7 +17,7 @@ static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle
         return 0;
     }
     s->mapped[i] = 1;
-    rc = mcoll_set_access(team, at, s->size);
+    rc = mcoll_set_access(team->device, at, s->size);
     if (rc != CUDA_SUCCESS) {
         MCOLL_WARN("access to the symmetric memory of local rank %d failed: %s (no NVLink/P2P path between the GPUs?)",
                    i, mcoll_cu_errname(rc));
@@ -53,7 +29,7 @@ static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle
 mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity)
 {
     mcoll_symmetric *s = &team->symm;
-    CUmemAllocationProp prop = mcoll_allocation_prop(team, mcoll_team_handle_type(team));
+    CUmemAllocationProp prop = mcoll_allocation_prop(team->device, mcoll_handle_type(team->handle_kind));
     int ok = 1, i;
     CUresult rc;
 

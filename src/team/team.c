@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "agree.h"
 #include "checks.h"
 #include "config.h"
 #include "locality.h"
 #include "team.h"
+#include "vmm.h"
 
 /* Symmetric memory this process holds, against its share of MCOLL_MEMORY_LIMIT, which bounds a
  * GPU: ranks that share one split it evenly (the most ranks seen on this process's GPU in any
@@ -34,25 +36,6 @@ static void memory_account(size_t bytes, int add)
     pthread_mutex_lock(&memory_lock);
     memory_held = add ? memory_held + bytes : memory_held - bytes;
     pthread_mutex_unlock(&memory_lock);
-}
-
-int mcoll_team_agree(MPI_Comm comm, int ok)
-{
-    int all = 0;
-    ok = ok != 0;
-    if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return 0;
-    return all;
-}
-
-/* 1 when every rank of `comm` shares this node. The answer is the same on every rank. */
-static int node_local(MPI_Comm comm, int size)
-{
-    MPI_Comm node;
-    int node_size = 0;
-    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-    return node_size == size;
 }
 
 /* The GPU this rank uses: the one current in the calling thread, else local rank modulo the
@@ -101,7 +84,7 @@ static int fabric_usable(mcoll_team *team)
     size_t gran = 0;
     int ok;
     if (!attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED)) return 0;
-    prop = mcoll_allocation_prop(team, CU_MEM_HANDLE_TYPE_FABRIC);
+    prop = mcoll_allocation_prop(team->device, CU_MEM_HANDLE_TYPE_FABRIC);
     if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
         mcoll_cu.cuMemCreate(&handle, gran, &prop, 0) != CUDA_SUCCESS) {
         MCOLL_INFO("fabric handles: not permitted here (no IMEX channel?), using POSIX descriptors");
@@ -130,12 +113,12 @@ static size_t allocation_granularity(mcoll_team *team)
     CUmemAllocationProp prop;
     size_t gran = 0;
     uint64_t mine, all = 0;
-    prop = mcoll_allocation_prop(team, mcoll_team_handle_type(team));
+    prop = mcoll_allocation_prop(team->device, mcoll_handle_type(team->handle_kind));
     if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) != CUDA_SUCCESS)
         gran = 0;
     mine = gran;
     if (!mcoll_team_agree(team->comm, gran != 0)) return 0;
-    if (PMPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, team->comm) != MPI_SUCCESS) return 0;
+    if (!mcoll_agree_max(team->comm, &mine, &all, 1)) return 0;
     return (size_t)all;
 }
 
@@ -167,19 +150,14 @@ typedef struct {
 static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_params *out)
 {
     const mcoll_settings *settings = mcoll_settings_get();
-    int64_t mine[3], v[6];
-    int i;
+    int64_t mine[3], lo[3], hi[3];
     mine[0] = config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks : MCOLL_MAX_BLOCKS;
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
-    for (i = 0; i < 3; i++) {
-        v[2 * i] = mine[i];
-        v[2 * i + 1] = -mine[i];
-    }
-    if (PMPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_INT64_T, MPI_MAX, team->comm) != MPI_SUCCESS) return 0;
-    out->max_blocks = (int)-v[1];
-    out->oneshot_max = (size_t)-v[3];
-    out->timeout_s = (int)v[4];
+    if (!mcoll_agree_range(team->comm, mine, lo, hi, 3)) return 0;
+    out->max_blocks = (int)lo[0];
+    out->oneshot_max = (size_t)lo[1];
+    out->timeout_s = (int)hi[2];
     if (mine[0] != out->max_blocks)
         MCOLL_INFO("ranks differ in MCOLL_MAX_BLOCKS: %d blocks (the smallest) instead of this rank's %lld",
                    out->max_blocks, (long long)mine[0]);
@@ -228,7 +206,7 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     *out = NULL;
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
-    if (size > MCOLL_MAX_RANKS || !node_local(comm, size)) {
+    if (size > MCOLL_MAX_RANKS || !mcoll_agree_node_local(comm, size)) {
         MCOLL_INFO("no team: %s", size > MCOLL_MAX_RANKS ? "more ranks than MCOLL_MAX_RANKS" : "ranks span several nodes");
         return MCOLL_ERR_UNSUPPORTED;
     }
@@ -272,7 +250,7 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     /* Every rank takes the smallest size any rank can afford, in whole granules. */
     mine = memory_available(mcoll_round_up(config->buffer_size, granularity), team->sharing.sharers) / granularity *
            granularity;
-    if (PMPI_Allreduce(&mine, &bytes, 1, MPI_UINT64_T, MPI_MIN, team->comm) != MPI_SUCCESS) goto fail;
+    if (!mcoll_agree_min(team->comm, &mine, &bytes, 1)) goto fail;
     if (bytes < MCOLL_DATA_OFFSET + (1u << 20)) {
         if (rank == 0)
             MCOLL_WARN("no GPU engine for this communicator: MCOLL_MEMORY_LIMIT (%zu bytes per GPU, shared by up to %d "

@@ -8,9 +8,8 @@
 #include "driver.h"
 #include "launch.h"
 #include "mcoll.h"
+#include "vmm.h"
 #include "watchdog.h"
-
-typedef enum { MCOLL_HANDLE_POSIX_FD = 0, MCOLL_HANDLE_FABRIC = 1 } mcoll_handle_kind;
 
 /* Where this rank's part of the last mcoll_handle_allgather failed (MCOLL_SHARE_OK: it did not). */
 typedef enum { MCOLL_SHARE_OK = 0, MCOLL_SHARE_EXPORT, MCOLL_SHARE_IMPORT, MCOLL_SHARE_EXCHANGE } mcoll_share_failure;
@@ -72,18 +71,13 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 /* Local: frees what the team holds (peers keep their own mappings alive until they free theirs). */
 void mcoll_team_destroy(mcoll_team *team);
 
-/* Properties of this rank's device memory exportable as `handle_type`, and the team's type. */
-CUmemAllocationProp mcoll_allocation_prop(const mcoll_team *team, CUmemAllocationHandleType handle_type);
-CUmemAllocationHandleType mcoll_team_handle_type(const mcoll_team *team);
-/* Read and write access from this rank's GPU to a mapped range. */
-CUresult mcoll_set_access(const mcoll_team *team, CUdeviceptr va, size_t size);
-
 /* Learn which ranks share a GPU (team->sharing) and every rank's process (team->watch.pids). MCOLL_ERR_UNSUPPORTED when some GPU is shared
  * by ranks of which one does not run under MPS (said once at INFO): the team must not be built.
  * Collective; every rank returns the same result. */
 mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team);
 
-/* Steps of team creation, each in its own file. All are collective and agree on status. */
+/* Steps of team creation, each in its own file. All are collective and agree on status
+ * (agree.h); the VMM pieces they share are in vmm.h. */
 mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity);
 void mcoll_symmetric_destroy(mcoll_team *team);
 /* Decide whether multicast can be used; returns 1 and the granularity when it can, 0 with
@@ -97,9 +91,6 @@ mcoll_result mcoll_multicast_setup(mcoll_team *team);
 void mcoll_multicast_unbind(mcoll_team *team);
 void mcoll_multicast_release(mcoll_team *team);
 
-/* 1 when every rank passes ok != 0 (a PMPI_Allreduce); 0 if any failed or MPI failed. */
-int mcoll_team_agree(MPI_Comm comm, int ok);
-
 /* Share memory or multicast handles: ranks with have_mine set export `mine` (others pass 0);
  * imported[i] receives rank i's handle where it had one (have_imported[i] = 1), the caller's own
  * included only when import_self is set. Collective; on failure nothing stays imported, and
@@ -107,11 +98,5 @@ int mcoll_team_agree(MPI_Comm comm, int ok);
 mcoll_result mcoll_handle_allgather(mcoll_team *team, int have_mine, CUmemGenericAllocationHandle mine,
                                     int import_self, CUmemGenericAllocationHandle *imported,
                                     int *have_imported);
-
-/* Round `x` up to a multiple of `granularity` (> 0). */
-static inline size_t mcoll_round_up(size_t x, size_t granularity)
-{
-    return (x + granularity - 1) / granularity * granularity;
-}
 
 #endif /* MCOLL_TEAM_H */
