@@ -26,6 +26,17 @@ static const char *engine_kind(const mcoll_call *c, mcoll_decision *d)
     return NULL;
 }
 
+/* Elements the kernels can walk: back to back, or, for a reduction, the padded pairs of
+ * MINLOC/MAXLOC (MPI_DOUBLE_INT, ...) laid out at their own extent, which the kernels reduce in
+ * place (value and index; the span ends at the last element's data). */
+static int kernel_layout(const mcoll_buf *b, const mcoll_decision *d)
+{
+    if (b->true_lb != 0) return 0;
+    if (b->dense) return 1;
+    return d->reduces && d->base && !d->base->dense && d->base->true_lb == 0 &&
+           b->extent == d->per_element * d->base->extent;
+}
+
 /* Why the engines do not take this call, or NULL when they do. */
 static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
 {
@@ -37,13 +48,13 @@ static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
     if (s->engine == MCOLL_ENGINE_STAGED) return "off (MCOLL_ENGINE=staged)";
     if (!c->coll->engine) return "none for this collective";
     if (c->cs->is_inter) return "intercommunicator";
-    for (k = 0; k < 2; k++) {
-        if (!active(bufs[k])) continue;
-        if (!bufs[k]->dense || bufs[k]->true_lb != 0) return "datatype not contiguous";
-        if (bufs[k]->mem == MCOLL_MEM_HOST && !bufs[k]->local_only) return "host and device buffers mixed";
-    }
+    for (k = 0; k < 2; k++)
+        if (active(bufs[k]) && bufs[k]->mem == MCOLL_MEM_HOST && !bufs[k]->local_only)
+            return "host and device buffers mixed";
     why = engine_kind(c, d);
     if (why) return why;
+    for (k = 0; k < 2; k++)
+        if (active(bufs[k]) && !kernel_layout(bufs[k], d)) return "datatype not contiguous";
     block = c->coll->engine_block(c, &why);
     if (block < 0) return why;
     d->count = (size_t)block * (size_t)d->per_element;
