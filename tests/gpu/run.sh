@@ -163,6 +163,11 @@ export MCOLL_DEBUG=${MCOLL_DEBUG:-WARN}
 export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
 export OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+# Open MPI 4.1's AVX op component saturates unsigned 8- and 16-bit MPI_SUM on vectors of 64
+# elements or more (200 + 200 gives 255, not 144), where C and MPI wrap; the staged path reduces
+# with the MPI's op, so its results would differ from the kernels' (which wrap). Use the MPI's
+# plain C ops unless the environment says otherwise.
+export OMPI_MCA_op=${OMPI_MCA_op:-^avx}
 SECONDS=0
 
 elapsed() { printf '%3d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
