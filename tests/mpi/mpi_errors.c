@@ -119,6 +119,24 @@ int main(int argc, char **argv)
     expect("allgather NULL recvbuf", MPI_Allgather(sendbuf, 1, MPI_INT, NULL, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     expect("allgather MPI_COMM_NULL", MPI_Allgather(sendbuf, 1, MPI_INT, recvbuf, 1, MPI_INT, MPI_COMM_NULL), MPI_ERR_COMM);
 
+    /* sendbuf == recvbuf: MPI forbids it, Open MPI computes it for these two, and a rank that
+     * refused it while others went on would leave them waiting. Computed like MPI_IN_PLACE. */
+    for (i = 0; i < N * 8; i++) recvbuf[i] = rank + 1;
+    checks++;
+    if (MPI_Reduce_scatter_block(recvbuf, recvbuf, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        recvbuf[0] != size * (size + 1) / 2 || recvbuf[1] != size * (size + 1) / 2) {
+        fprintf(stderr, "rank %d: FAIL reduce_scatter_block sendbuf == recvbuf: not computed\n", rank);
+        failures++;
+    }
+    for (i = 0; i < N * 8; i++) recvbuf[i] = rank * 100 + i;
+    checks++;
+    if (MPI_Allgather(recvbuf, 1, MPI_INT, recvbuf, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        recvbuf[size - 1] != (size - 1) * 100) {
+        fprintf(stderr, "rank %d: FAIL allgather sendbuf == recvbuf: not computed\n", rank);
+        failures++;
+    }
+    reset();
+
     /* MPI_Barrier */
     expect("barrier MPI_COMM_NULL", MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
 
