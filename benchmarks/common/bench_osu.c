@@ -24,9 +24,11 @@ typedef struct {
 } osu_options;
 
 static const bench_opt options[] = {
-    { 'd', "accelerator", 1 }, { 'm', "message-size", 1 }, { 'i', "iterations", 1 },
-    { 'x', "warmup", 1 }, { 'f', "full", 0 }, { 'c', "validation", 0 }, { 'T', "type", 1 },
-    { 'l', "in-place", 0 }, { 'h', "help", 0 }, { 0, NULL, 0 }
+    { 'd', "accelerator", BENCH_REQUIRED_ARG }, { 'm', "message-size", BENCH_REQUIRED_ARG },
+    { 'i', "iterations", BENCH_REQUIRED_ARG },  { 'x', "warmup", BENCH_REQUIRED_ARG },
+    { 'f', "full", BENCH_NO_ARG },              { 'c', "validation", BENCH_NO_ARG },
+    { 'T', "type", BENCH_REQUIRED_ARG },        { 'l', "in-place", BENCH_NO_ARG },
+    { 'h', "help", BENCH_NO_ARG },              { 0, NULL, 0 }
 };
 
 static const char *size_meaning(const bench_osu *b)
@@ -102,9 +104,10 @@ static int parse_options(int argc, char **argv, const bench_osu *b, osu_options 
     o->full = o->validate = o->in_place = 0;
     o->dtype = bench_dtype_find("float");
 
-    bench_cli_init(&cli, argc, argv);
-    while ((i = bench_cli_next(&cli, options, &arg)) >= 0) {
-        switch (options[i].short_name) {
+    if (bench_cli_init(&cli, argc, argv, options, quiet) != 0)
+        return -1;
+    while ((i = bench_cli_next(&cli, &arg)) >= 0) {
+        switch (i) {
         case 'd':
             if (strcmp(arg, "cuda") == 0)
                 o->mem = BENCH_MEM_CUDA;
@@ -137,9 +140,11 @@ static int parse_options(int argc, char **argv, const bench_osu *b, osu_options 
         case 'h':
             if (!quiet)
                 usage(argv[0], b);
+            bench_cli_fini(&cli);
             return 1;
         }
     }
+    bench_cli_fini(&cli);
     if (i == -2)
         return -1;
     if (o->in_place && b->coll == BENCH_BCAST) {

@@ -8,21 +8,22 @@
 #include "bench_env.h"
 
 enum {
-    O_COLL, O_PEERS, O_MIN, O_MAX, O_STEP, O_DTYPE, O_ITERS, O_WARMUP, O_REPS, O_BATCH,
-    O_OUT, O_NCCL, O_NOCHECK, O_NOPLOT, O_QUICK, O_HELP, O_COUNT
+    O_COLL = 'c', O_PEERS = 'p', O_MIN = 'b', O_MAX = 'e', O_STEP = 'f', O_DTYPE = 'd',
+    O_ITERS = 'n', O_WARMUP = 'w', O_REPS = 'r', O_BATCH = 't', O_OUT = 'o', O_QUICK = 'q',
+    O_HELP = 'h', O_NCCL = BENCH_LONG_ONLY, O_NOCHECK, O_NOPLOT, O_COUNT
 };
 
 /* Short names follow nccl-tests where it has the option (-b -e -f -d -n -w). */
 static const bench_opt table[] = {
-    [O_COLL] = { 'c', "collectives", 1 }, [O_PEERS] = { 'p', "peers", 1 },
-    [O_MIN] = { 'b', "min-bytes", 1 },    [O_MAX] = { 'e', "max-bytes", 1 },
-    [O_STEP] = { 'f', "step-factor", 1 }, [O_DTYPE] = { 'd', "datatype", 1 },
-    [O_ITERS] = { 'n', "iters", 1 },      [O_WARMUP] = { 'w', "warmup", 1 },
-    [O_REPS] = { 'r', "reps", 1 },        [O_BATCH] = { 't', "batch-ms", 1 },
-    [O_OUT] = { 'o', "output", 1 },       [O_NCCL] = { 0, "nccl-lib", 1 },
-    [O_NOCHECK] = { 0, "no-check", 0 },   [O_NOPLOT] = { 0, "no-plot", 0 },
-    [O_QUICK] = { 'q', "quick", 0 },      [O_HELP] = { 'h', "help", 0 },
-    [O_COUNT] = { 0, NULL, 0 }
+    { O_COLL, "collectives", BENCH_REQUIRED_ARG }, { O_PEERS, "peers", BENCH_REQUIRED_ARG },
+    { O_MIN, "min-bytes", BENCH_REQUIRED_ARG },    { O_MAX, "max-bytes", BENCH_REQUIRED_ARG },
+    { O_STEP, "step-factor", BENCH_REQUIRED_ARG }, { O_DTYPE, "datatype", BENCH_REQUIRED_ARG },
+    { O_ITERS, "iters", BENCH_REQUIRED_ARG },      { O_WARMUP, "warmup", BENCH_REQUIRED_ARG },
+    { O_REPS, "reps", BENCH_REQUIRED_ARG },        { O_BATCH, "batch-ms", BENCH_REQUIRED_ARG },
+    { O_OUT, "output", BENCH_REQUIRED_ARG },       { O_NCCL, "nccl-lib", BENCH_REQUIRED_ARG },
+    { O_NOCHECK, "no-check", BENCH_NO_ARG },       { O_NOPLOT, "no-plot", BENCH_NO_ARG },
+    { O_QUICK, "quick", BENCH_NO_ARG },            { O_HELP, "help", BENCH_NO_ARG },
+    { 0, NULL, 0 }
 };
 
 static void usage(const char *prog)
@@ -130,8 +131,9 @@ int mb_options_parse(int argc, char **argv, mb_options *o)
     long v;
 
     defaults(o);
-    bench_cli_init(&cli, argc, argv);
-    while ((i = bench_cli_next(&cli, table, &arg)) >= 0) {
+    if (bench_cli_init(&cli, argc, argv, table, !bench_env_is_printer()) != 0)
+        return -1;
+    while ((i = bench_cli_next(&cli, &arg)) >= 0) {
         given[i] = 1;
         switch (i) {
         case O_COLL:
@@ -185,9 +187,11 @@ int mb_options_parse(int argc, char **argv, mb_options *o)
         case O_HELP:
             if (bench_env_is_printer())
                 usage(argv[0]);
+            bench_cli_fini(&cli);
             return 1;
         }
     }
+    bench_cli_fini(&cli);
     if (i == -2)
         return -1;
     if (o->quick)
