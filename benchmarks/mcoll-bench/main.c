@@ -48,7 +48,7 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
             op.coll = (bench_coll)c;
             /* Sizes below one element per rank, or equal to the last after rounding down to
              * whole elements per rank, add no row. */
-            if (bench_shape_for(op.coll, size[i], ctx->dtype->size, ctx->nranks, &op.shape) != 0 ||
+            if (bench_shape_for(op.coll, size[i], ctx->dtype->size, ctx->nranks, ctx->rank, &op.shape) != 0 ||
                 op.shape.bytes == last_bytes)
                 continue;
             last_bytes = op.shape.bytes;

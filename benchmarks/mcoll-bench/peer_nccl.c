@@ -16,7 +16,7 @@ typedef struct { char internal[128]; } nccl_unique_id;
 typedef int nccl_result;                    /* ncclResult_t: 0 is ncclSuccess */
 enum { NCCL_SUM = 0 };                      /* ncclRedOp_t */
 enum {                                      /* ncclDataType_t */
-    NCCL_INT8 = 0, NCCL_INT32 = 2, NCCL_UINT32 = 3, NCCL_INT64 = 4, NCCL_UINT64 = 5,
+    NCCL_INT8 = 0, NCCL_UINT8 = 1, NCCL_INT32 = 2, NCCL_UINT32 = 3, NCCL_INT64 = 4, NCCL_UINT64 = 5,
     NCCL_FLOAT32 = 7, NCCL_FLOAT64 = 8
 };
 
@@ -46,7 +46,9 @@ struct mb_nccl {
 static int nccl_type(const bench_dtype *t)
 {
     switch (t->type) {
-    case BENCH_T_CHAR: return NCCL_INT8;
+    case BENCH_T_CHAR:
+    case BENCH_T_INT8: return NCCL_INT8;
+    case BENCH_T_UINT8: return NCCL_UINT8;
     case BENCH_T_INT: return NCCL_INT32;
     case BENCH_T_UNSIGNED: return NCCL_UINT32;
     case BENCH_T_LONG: return t->size == 8 ? NCCL_INT64 : NCCL_INT32;
