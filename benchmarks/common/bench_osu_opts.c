@@ -29,7 +29,7 @@ static const bench_opt options[] = {
     { 'T', "type", BENCH_REQUIRED_ARG },    { 'l', "in-place", BENCH_NO_ARG },
     { 'k', "root-rank", BENCH_REQUIRED_ARG }, { 'z', "tail-lat", BENCH_OPTIONAL_ARG },
     { 'b', "buffer-num", BENCH_REQUIRED_ARG }, { 't', "num-test-calls", BENCH_REQUIRED_ARG },
-    { 'I', "session", BENCH_NO_ARG },       { 'D', "ddt", BENCH_REQUIRED_ARG },
+    { 'I', NULL, BENCH_NO_ARG },            { 'D', "ddt", BENCH_REQUIRED_ARG },
     { 'P', "papi", BENCH_REQUIRED_ARG },    { O_DRY_RUN, "dry-run", BENCH_NO_ARG },
     { 0, NULL, 0 }
 };
@@ -89,7 +89,7 @@ static void usage(const char *prog, const bench_osu *b)
            "                           (no MPI, no GPU)\n"
            "Accepted and ignored, said once on stderr: -G (graphs of per-call values), -a (device\n"
            "array of non-blocking tests), -b (point-to-point buffers), -t (MPI_Test calls of\n"
-           "non-blocking tests), -I (MPI sessions), -c log[:DIR] (validation log files).\n"
+           "non-blocking tests), -I (MPI-4 start-up without MPI_Init), -c log[:DIR] (log files).\n"
            "Refused: -D (derived datatypes), -P (PAPI counters).\n\n"
            "Size is %s, in bytes; sizes below one element%s are skipped.\n"
            "Exit status: 0; 1 if a validation failed; %d on a command-line error; %d when -d cuda\n"
@@ -341,7 +341,7 @@ static int apply(osu_parser *p, const bench_osu *b, osu_options *o, int id, cons
         ignored(p, id, arg, "it counts MPI_Test calls of non-blocking tests; these calls block");
         break;
     case 'I':
-        ignored(p, id, NULL, "MPI sessions are not used: MPI_Init and MPI_COMM_WORLD, as without -I");
+        ignored(p, id, NULL, "these programs start with MPI_Init and use MPI_COMM_WORLD, as without -I");
         break;
     case 'D':
         return refused(p, id, arg, "derived datatypes are not measured by these programs");
