@@ -9,10 +9,17 @@
 
 #include "bench_cli.h"
 
+/* The plots show the out-of-place rows (nccl-tests' first columns), or the in-place ones when
+ * only those were measured. */
+static int plotted(const mb_report *rep, const mb_row *r)
+{
+    return r->in_place == rep->plot_in_place;
+}
+
 static int has_data(const mb_report *rep, bench_coll c, int peer)
 {
     for (size_t i = 0; i < rep->nrows; i++)
-        if (rep->rows[i].coll == c && (peer < 0 || rep->rows[i].peer == peer))
+        if (plotted(rep, &rep->rows[i]) && rep->rows[i].coll == c && (peer < 0 || rep->rows[i].peer == peer))
             return 1;
     return 0;
 }
@@ -29,7 +36,7 @@ static int write_data(const mb_report *rep, bench_coll c, int peer)
     fprintf(f, "# bytes time_us_median busbw_GBps\n");
     for (size_t i = 0; i < rep->nrows; i++) {
         const mb_row *r = &rep->rows[i];
-        if (r->coll == c && r->peer == peer)
+        if (plotted(rep, r) && r->coll == c && r->peer == peer)
             fprintf(f, "%zu %.3f %.4f\n", r->bytes, r->res.median_us, r->busbw);
     }
     fclose(f);

@@ -5,8 +5,10 @@
 #     line); options that do not apply are accepted and said once on stderr; wrong ones exit 2;
 #   - with host buffers under mpirun, each prints a Pass row per size (every collective, in
 #     place, rotating and fixed roots, several datatypes, tail latencies, the memory limit);
-#   - -d cuda, -d managed and mcoll-bench, with every GPU hidden, print why and exit 77;
-#   - mcoll-bench -h prints its usage and a bad option exits 2.
+#   - mcoll-bench takes nccl-tests' letters (-b -e -f -i -d -o -r -n -w -c -G -a, -g 1 ...):
+#     --dry-run shows nccl-tests' settings line and table header; its own settings are long
+#     options, and the letters' earlier meanings are refused with the long option to use;
+#   - -d cuda, -d managed and mcoll-bench, with every GPU hidden, print why and exit 77.
 # Environment: BUILD (build directory), SRCDIR, MPIRUN. Exit 0 pass, 1 fail, 77 skip.
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
@@ -151,13 +153,70 @@ if expect_status 2 "mcoll_osu_bcast -D cont" "$BIN/mcoll_osu_bcast" -D cont; the
 fi
 expect_status 2 "mcoll_osu_allreduce with a word" "$BIN/mcoll_osu_allreduce" -f extra
 
-# --- mcoll-bench: usage and option errors --------------------------------------------------------
-if expect_status 0 "mcoll-bench -h" "$BIN/mcoll-bench" -h; then
-    expect_text "mcoll-bench -h" "Usage:"
-    expect_text "mcoll-bench -h" "--quick"
+# --- mcoll-bench: nccl-tests' options, its own, the header (no MPI, no GPU) -----------------------
+MB=$BIN/mcoll-bench
+COLUMNS_LINE="#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  peer          vs NCCL  vs staged"
+if expect_status 0 "mcoll-bench -h" "$MB" -h; then
+    for t in "Usage:" "-b, --minbytes" "-o, --op" "-r, --root" "-c, --check" "-G, --cudagraph" \
+             "--collectives" "--peers" "--reps" "--batch-time" "--output" "--place" "--quick" "--dry-run"; do
+        expect_text "mcoll-bench -h" "$t"
+    done
 fi
-expect_status 2 "mcoll-bench -c nothing" "$BIN/mcoll-bench" -c nothing
-expect_status 2 "mcoll-bench -b 2G -e 1G" "$BIN/mcoll-bench" -b 2G -e 1G
+name="mcoll-bench --dry-run"
+if expect_status 0 "$name" "$MB" --dry-run; then
+    expect_line "$name" "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 10 iters: 100 agg iters: 1 validation: 1 graph: 1"
+    expect_line "$name" "# datatype          float (MPI_FLOAT, nccl-tests float), op sum, root 0"
+    expect_line "$name" "# places            out of place, then in place (MPI_IN_PLACE; NCCL: the same buffer)"
+    expect_line "$name" "# collectives       allreduce bcast reduce reduce_scatter allgather"
+    expect_line "$name" "# peers             mcoll mcoll-graph mcoll-mpi nccl nccl-graph staged"
+    expect_text "$name" "time = the slowest rank (-a 3)"
+    expect_line "$name" "$COLUMNS_LINE"
+fi
+# nccl-tests' README example, and every nccl-tests letter (the unsupported ones at their defaults).
+name="mcoll-bench -b 8 -e 128M -f 2 -g 1"
+if expect_status 0 "$name" "$MB" -b 8 -e 128M -f 2 -g 1 --dry-run; then
+    expect_text "$name" "# nThread 1 nGpus 1 minBytes 8 maxBytes 134217728 step: 2(factor) "
+fi
+name="mcoll-bench with nccl-tests' letters"
+if expect_status 0 "$name" "$MB" -b 1K -e 1M -i 256K -d int32 -o max -r 1 -n 50 -w 5 -c 3 -G 2 -a 1 -g 1 -t 1 \
+        -m 1 -N 1 -z 0 -p 0 -y 0 -T 0 -C 0 -S 0 -R 0 -D 0 -V 16 -M 0 -u 0 -I 0 -K 0 --dry-run; then
+    expect_line "$name" "# nThread 1 nGpus 1 minBytes 1024 maxBytes 1048576 step: 262144(bytes) warmup iters: 5 iters: 50 agg iters: 1 validation: 3 graph: 2"
+    expect_line "$name" "# datatype          int (MPI_INT, nccl-tests int32), op max, root 1"
+    expect_text "$name" "time = the mean over ranks (-a 1)"
+    expect_line "$name" "# check             after timing, 3 calls on fresh input, every element: #wrong"
+fi
+name="mcoll-bench with nccl-tests' long names"
+if expect_status 0 "$name" "$MB" --minbytes=1K --maxbytes 4K --stepfactor 4 --datatype double --op min --root 0 \
+        --iters 7 --warmup_iters 1 --check 0 --cudagraph 0 --average 2 --dry-run; then
+    expect_line "$name" "# nThread 1 nGpus 1 minBytes 1024 maxBytes 4096 step: 4(factor) warmup iters: 1 iters: 7 agg iters: 1 validation: 0 graph: 0"
+    expect_line "$name" "# peers             mcoll mcoll-mpi nccl staged"
+    expect_line "$name" "# check             off (-c 0): #wrong shows N/A"
+fi
+name="mcoll-bench's own options"
+if expect_status 0 "$name" "$MB" --collectives allreduce,bcast --peers mcoll,nccl --place out --reps 7 \
+        --batch-time 20 --output "$tmp/out-dir" --nccl-lib libnccl.so --no-plot --quick --dry-run; then
+    expect_line "$name" "# nThread 1 nGpus 1 minBytes 8 maxBytes 67108864 step: 4(factor) warmup iters: 2 iters: 20 agg iters: 1 validation: 1 graph: 1"
+    expect_line "$name" "# collectives       allreduce bcast"
+    expect_line "$name" "# peers             mcoll nccl"
+    expect_text "$name" "out of place only (--place out)"
+    expect_text "$name" "median of 7 batches"
+    expect_text "$name" "about 20 ms"
+    expect_line "$name" "# output            $tmp/out-dir"
+fi
+expect_status 0 "mcoll-bench, earlier long names" "$MB" --min-bytes 1K --max-bytes 2K --step-factor 2 --warmup 1 \
+    --batch-ms 5 --dry-run
+# The letters' earlier meanings are refused, naming the long option now in charge.
+for case in "-t 50|--batch-time" "-p mcoll,nccl|--peers" "-o $tmp/dir|--output" "-c allreduce|--collectives" \
+            "-r x|--reps" "-g 2|one GPU per process" "-z 1|not supported" "-J out.json|not supported" \
+            "-d half|not supported" "-o prod|not supported" "-d all|one datatype per run" "--place sideways|want out"; do
+    args=${case%%|*} text=${case#*|}
+    if expect_status 2 "mcoll-bench $args" "$MB" $args --dry-run; then
+        expect_text "mcoll-bench $args" "$text"
+    fi
+done
+expect_status 2 "mcoll-bench -f 2 -i 1M" "$MB" -f 2 -i 1M --dry-run
+expect_status 2 "mcoll-bench -b 2G -e 1G" "$MB" -b 2G -e 1G
+expect_status 2 "mcoll-bench --collectives nothing" "$MB" --collectives nothing
 
 # --- OSU look-alikes on host buffers -------------------------------------------------------------
 run="$MPIRUN -np $NP --oversubscribe"
@@ -212,7 +271,7 @@ for d in cuda managed; do
         expect_text "$name" "nothing to measure"
     fi
 done
-if expect_status 77 "mcoll-bench, no GPU" $run -x CUDA_VISIBLE_DEVICES "$BIN/mcoll-bench" -o "$tmp/results"; then
+if expect_status 77 "mcoll-bench, no GPU" $run -x CUDA_VISIBLE_DEVICES "$BIN/mcoll-bench" --output "$tmp/results"; then
     expect_text "mcoll-bench, no GPU" "nothing to measure"
 fi
 
