@@ -13,9 +13,9 @@
 # stopped on exit) for those runs; on: for every run; off: never. NCCL takes one rank per GPU,
 # so where ranks share one its rows say "not measured". Numbers from ranks sharing a GPU are
 # not NVLink numbers.
-# Writes $OUT/bench-np<N>.tar.gz (table.txt, the CSV, plot data and gnuplot script of each run),
-# the program's stdout to $OUT/bench-np<N>.log and its stderr (progress, the launcher's messages)
-# to $OUT/bench-np<N>.err. Plots: run gnuplot on plots.gp inside an extracted archive.
+# Writes $OUT/bench-np<N>.tar.gz (table.txt, the CSV, the PNGs where gnuplot or python3 with
+# matplotlib is installed, plot data and gnuplot script of each run), the program's stdout to
+# $OUT/bench-np<N>.log and its stderr (progress, the launcher's messages) to $OUT/bench-np<N>.err.
 set -u
 OUT=${OUT:-./bench-out}
 NPS="2 4"
@@ -86,7 +86,7 @@ for np in $NPS; do
     # -x of an unset variable makes mpirun print a warning: MCOLL_DEBUG is passed only when set.
     timeout "$LIMIT" mpirun --allow-run-as-root -np "$np" --bind-to none \
         -x LD_PRELOAD="$GUARD" -x NCCL_NVLS_ENABLE ${MCOLL_DEBUG+-x MCOLL_DEBUG} ${mps[@]+"${mps[@]}"} \
-        build/bin/mcoll-bench --collectives "$COLLS" --place "$PLACE" -e "$MAX" -w 3 --output "$dir" --no-plot \
+        build/bin/mcoll-bench --collectives "$COLLS" --place "$PLACE" -e "$MAX" -w 3 --output "$dir" \
         > "$OUT/bench-np$np.log" 2> "$OUT/bench-np$np.err"
     rc=$?
     [ $rc -eq 0 ] || status=1

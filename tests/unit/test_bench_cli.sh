@@ -8,9 +8,12 @@
 #   - mcoll-bench takes nccl-tests' letters (-b -e -f -i -d -o -r -n -w -c -G -a, -g 1 ...):
 #     --dry-run shows nccl-tests' settings line and table header; its own settings are long
 #     options, and the letters' earlier meanings are refused with the long option to use;
+#   - benchmarks/plot.py draws the PNGs from a small results.csv where python3 has matplotlib
+#     (that part is skipped, saying so, where it has not);
 #   - -d cuda, -d managed and mcoll-bench, with every GPU hidden, print why and exit 77.
 # Environment: BUILD (build directory), SRCDIR, MPIRUN. Exit 0 pass, 1 fail, 77 skip.
 BUILD=${BUILD:-$(pwd)/build}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 MPIRUN=${MPIRUN:-mpirun}
 BIN=$BUILD/bin
 NP=2
@@ -217,6 +220,43 @@ done
 expect_status 2 "mcoll-bench -f 2 -i 1M" "$MB" -f 2 -i 1M --dry-run
 expect_status 2 "mcoll-bench -b 2G -e 1G" "$MB" -b 2G -e 1G
 expect_status 2 "mcoll-bench --collectives nothing" "$MB" --collectives nothing
+
+# --- benchmarks/plot.py on a small results.csv ---------------------------------------------------
+PLOT=$SRCDIR/benchmarks/plot.py
+[ -x "$BIN/mcoll-bench-plot" ] || fail "$BIN/mcoll-bench-plot (benchmarks/plot.py) is not built"
+mkdir -p "$tmp/plot"
+{
+    echo "collective,bytes,peer,time_us_median,time_us_min,time_us_max,algbw_GBps,busbw_GBps,wrong,ranks,count,type,redop,root,in_place"
+    for peer in mcoll nccl staged; do
+        for b in 8 1024 1048576; do
+            echo "allreduce,$b,$peer,10.0,9.0,11.0,1.0,1.5,0,4,$((b / 4)),float,sum,-1,0"
+            echo "allreduce,$b,$peer,12.0,9.0,13.0,0.8,1.2,0,4,$((b / 4)),float,sum,-1,1"
+            echo "allgather,$b,$peer,20.0,19.0,21.0,0.5,0.4,0,4,$((b / 16)),float,none,-1,0"
+        done
+    done
+} > "$tmp/plot/results.csv"
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "skip (plot.py part only): python3 is not installed here"
+elif ! python3 -c 'import matplotlib' >/dev/null 2>&1; then
+    echo "skip (plot.py part only): python3 has no matplotlib here (nothing is installed by this test)"
+    if expect_status 1 "plot.py without matplotlib" python3 "$PLOT" "$tmp/plot"; then
+        expect_text "plot.py without matplotlib" "matplotlib is not installed"
+    fi
+else
+    if expect_status 0 "plot.py DIR" python3 "$PLOT" "$tmp/plot"; then
+        for f in allreduce-latency allreduce-busbw allgather-latency allgather-busbw; do
+            head -c 8 "$tmp/plot/$f.png" 2>/dev/null | grep -q PNG || fail "plot.py DIR: no PNG $f.png"
+        done
+    fi
+    # An earlier results.csv (ten columns, no in_place), drawn into another directory.
+    cut -d, -f1-10 "$tmp/plot/results.csv" | grep -v ',12.0,' > "$tmp/plot/old.csv"
+    mkdir -p "$tmp/plot/old"
+    if expect_status 0 "plot.py FILE --out DIR" python3 "$PLOT" "$tmp/plot/old.csv" --out "$tmp/plot/old"; then
+        head -c 8 "$tmp/plot/old/allreduce-busbw.png" 2>/dev/null | grep -q PNG ||
+            fail "plot.py FILE --out DIR: no PNG allreduce-busbw.png"
+    fi
+fi
+expect_status 2 "plot.py without arguments" python3 "$PLOT"
 
 # --- OSU look-alikes on host buffers -------------------------------------------------------------
 run="$MPIRUN -np $NP --oversubscribe"
