@@ -1,8 +1,10 @@
-# Benchmarks: the OSU-format programs (one benchmarks/osu_<name>.c each, built as
+# Benchmarks: the OSU look-alikes (one benchmarks/osu_<name>.c each, built as
 # $(B)/bin/mcoll_osu_<name>) and the comparison program $(B)/bin/mcoll-bench
 # (benchmarks/mcoll-bench/), both on the shared code in benchmarks/common/. They link the shared
 # library, so their MPI calls go through mcoll as a user's would, and the CUDA runtime for
 # cudaMalloc and friends. NCCL is loaded at run time by mcoll-bench, never linked.
+# benchmarks/plot.py is copied to $(B)/bin/mcoll-bench-plot (and installed with the programs):
+# mcoll-bench runs it where gnuplot is missing.
 
 BENCH_COMMON_SRCS = $(wildcard $(srcdir)/benchmarks/common/*.c)
 BENCH_COMMON_OBJS = $(patsubst $(srcdir)/benchmarks/common/%.c,$(B)/benchmarks/common/%.o,$(BENCH_COMMON_SRCS))
@@ -11,7 +13,7 @@ BENCH_OSU_PROGS = $(patsubst $(srcdir)/benchmarks/osu_%.c,$(B)/bin/mcoll_osu_%,$
 MCOLL_BENCH_SRCS = $(wildcard $(srcdir)/benchmarks/mcoll-bench/*.c)
 MCOLL_BENCH_OBJS = $(patsubst $(srcdir)/benchmarks/mcoll-bench/%.c,$(B)/benchmarks/mcoll-bench/%.o,$(MCOLL_BENCH_SRCS))
 
-BENCH_PROGRAMS = $(BENCH_OSU_PROGS) $(B)/bin/mcoll-bench
+BENCH_PROGRAMS = $(BENCH_OSU_PROGS) $(B)/bin/mcoll-bench $(B)/bin/mcoll-bench-plot
 
 # The benchmark directories come first so their headers win over same-named ones elsewhere;
 # POSIX names (gethostname, strcasecmp, posix_memalign, ...) are hidden by -std=c11 without
@@ -25,7 +27,7 @@ $(B)/benchmarks/common/%.o: $(srcdir)/benchmarks/common/%.c
 
 $(B)/benchmarks/mcoll-bench/%.o: $(srcdir)/benchmarks/mcoll-bench/%.c
 	@mkdir -p $(@D)
-	$(CC) -I$(srcdir)/benchmarks/mcoll-bench $(BENCH_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) -I$(srcdir)/benchmarks/mcoll-bench $(BENCH_CFLAGS) -DMB_PLOT_SCRIPT='"$(srcdir)/benchmarks/plot.py"' -MMD -MP -c $< -o $@
 
 $(B)/bin/mcoll_osu_%: $(srcdir)/benchmarks/osu_%.c $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
@@ -34,6 +36,10 @@ $(B)/bin/mcoll_osu_%: $(srcdir)/benchmarks/osu_%.c $(BENCH_COMMON_OBJS) $(B)/lib
 $(B)/bin/mcoll-bench: $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) -o $@ $(BENCH_LIBS)
+
+$(B)/bin/mcoll-bench-plot: $(srcdir)/benchmarks/plot.py
+	@mkdir -p $(@D)
+	cp $< $@ && chmod +x $@
 
 benchmarks: $(BENCH_PROGRAMS)
 

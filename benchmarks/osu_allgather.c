@@ -1,5 +1,5 @@
-/* mcoll_osu_allgather: OSU-format MPI_Allgather latency. The Size column is what each rank
- * sends, as in OSU's osu_allgather. */
+/* mcoll_osu_allgather: look-alike of OSU's osu_allgather, MPI_Allgather latency. The Size column
+ * is what each rank sends, as in OSU. */
 #include "bench_osu.h"
 
 static int call(const bench_osu_args *a)
@@ -9,6 +9,6 @@ static int call(const bench_osu_args *a)
 
 int main(int argc, char **argv)
 {
-    static const bench_osu bench = { BENCH_ALLGATHER, "Allgather", 1, call };
+    static const bench_osu bench = { BENCH_ALLGATHER, "osu_allgather", "Allgather", "MPI_Allgather", 1, 0, call };
     return bench_osu_main(argc, argv, &bench);
 }

@@ -1,4 +1,4 @@
-/* mcoll_osu_bcast: OSU-format MPI_Bcast latency from rank 0. */
+/* mcoll_osu_bcast: look-alike of OSU's osu_bcast, MPI_Bcast latency (root 0, or -k). */
 #include "bench_osu.h"
 
 static int call(const bench_osu_args *a)
@@ -8,6 +8,6 @@ static int call(const bench_osu_args *a)
 
 int main(int argc, char **argv)
 {
-    static const bench_osu bench = { BENCH_BCAST, "Broadcast", 0, call };
+    static const bench_osu bench = { BENCH_BCAST, "osu_bcast", "Broadcast", "MPI_Bcast", 0, 0, call };
     return bench_osu_main(argc, argv, &bench);
 }

@@ -1,14 +1,17 @@
-/* mcoll_osu_reduce_scatter: OSU-format MPI_Reduce_scatter_block latency (MPI_SUM). The Size
- * column is the whole send buffer; each rank receives Size / ranks bytes. */
+/* mcoll_osu_reduce_scatter: look-alike of OSU's osu_reduce_scatter, MPI_Reduce_scatter latency
+ * (MPI_SUM) with per-rank counts: the Size column is the whole send buffer, and its E elements
+ * are split E / ranks per rank, one more for the first E % ranks ranks, as OSU splits them. */
 #include "bench_osu.h"
 
 static int call(const bench_osu_args *a)
 {
-    return MPI_Reduce_scatter_block(a->send, a->recv, a->count, a->dtype, MPI_SUM, a->comm);
+    return MPI_Reduce_scatter(a->send, a->recv, a->counts, a->dtype, a->op, a->comm);
 }
 
 int main(int argc, char **argv)
 {
-    static const bench_osu bench = { BENCH_REDUCE_SCATTER, "Reduce_scatter", 0, call };
+    static const bench_osu bench = {
+        BENCH_REDUCE_SCATTER, "osu_reduce_scatter", "Reduce_scatter", "MPI_Reduce_scatter", 0, 1, call
+    };
     return bench_osu_main(argc, argv, &bench);
 }

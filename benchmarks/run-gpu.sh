@@ -3,15 +3,19 @@
 # multicast guard, with NCCL_NVLS_ENABLE as the machine has it (must be 0 on shared machines).
 # Run from the repository root on a GPU machine:
 #
-#   bash benchmarks/run-gpu.sh [--np 2,4] [--max 1G] [--collectives LIST] [--time S] [--mps auto|on|off]
+#   bash benchmarks/run-gpu.sh [--np 2,4] [--max 1G] [--collectives LIST] [--place out|in|both]
+#                              [--time S] [--mps auto|on|off]
 #
+# --place both (the default) times every size out of place and in place; --place out times half
+# as many points. --time is each run's limit in seconds.
 # More ranks than GPUs share GPUs (local rank modulo the GPU count). --mps auto (default) then
 # starts a private CUDA MPS control daemon (tests/gpu/mps.sh; pipe and log under $OUT/mps,
 # stopped on exit) for those runs; on: for every run; off: never. NCCL takes one rank per GPU,
 # so where ranks share one its rows say "not measured". Numbers from ranks sharing a GPU are
 # not NVLink numbers.
-# Writes $OUT/bench-np<N>.tar.gz (the CSV, plot data and gnuplot script of each run) and the
-# tables to $OUT/bench-np<N>.log. Plots: run gnuplot on plots.gp inside an extracted archive.
+# Writes $OUT/bench-np<N>.tar.gz (table.txt, the CSV, the PNGs where gnuplot or python3 with
+# matplotlib is installed, plot data and gnuplot script of each run), the program's stdout to
+# $OUT/bench-np<N>.log and its stderr (progress, the launcher's messages) to $OUT/bench-np<N>.err.
 set -u
 OUT=${OUT:-./bench-out}
 NPS="2 4"
@@ -19,12 +23,14 @@ MAX=1G
 COLLS=allreduce,bcast,reduce,reduce_scatter,allgather
 LIMIT=270
 MPS_MODE=auto
+PLACE=both
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "run-gpu.sh: $1 needs a value" >&2; exit 2; }
     case "$1" in
         --np) NPS=$(echo "$2" | tr ',' ' ') ;;
         --max) MAX=$2 ;;
         --collectives) COLLS=$2 ;;
+        --place) PLACE=$2 ;;
         --time) LIMIT=$2 ;;
         --mps) MPS_MODE=$2 ;;
         *) echo "run-gpu.sh: unknown argument $1" >&2; exit 2 ;;
@@ -77,9 +83,11 @@ for np in $NPS; do
         mps=(-x "CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE" -x "CUDA_MPS_LOG_DIRECTORY=$MPS_LOG")
     fi
     echo "== mcoll-bench, $np ranks on $NGPUS GPUs${mps[*]:+ (MPS)}, $COLLS up to $MAX"
+    # -x of an unset variable makes mpirun print a warning: MCOLL_DEBUG is passed only when set.
     timeout "$LIMIT" mpirun --allow-run-as-root -np "$np" --bind-to none \
-        -x LD_PRELOAD="$GUARD" -x NCCL_NVLS_ENABLE -x MCOLL_DEBUG ${mps[@]+"${mps[@]}"} \
-        build/bin/mcoll-bench -c "$COLLS" -e "$MAX" -w 3 -o "$dir" --no-plot > "$OUT/bench-np$np.log" 2>&1
+        -x LD_PRELOAD="$GUARD" -x NCCL_NVLS_ENABLE ${MCOLL_DEBUG+-x MCOLL_DEBUG} ${mps[@]+"${mps[@]}"} \
+        build/bin/mcoll-bench --collectives "$COLLS" --place "$PLACE" -e "$MAX" -w 3 --output "$dir" \
+        > "$OUT/bench-np$np.log" 2> "$OUT/bench-np$np.err"
     rc=$?
     [ $rc -eq 0 ] || status=1
     echo "exit $rc"

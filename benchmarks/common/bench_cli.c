@@ -1,99 +1,136 @@
-/* Option parsing; see bench_cli.h. */
+/* Option parsing over getopt_long; see bench_cli.h. */
 #include "bench_cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void bench_cli_init(bench_cli *cli, int argc, char **argv)
+const char *bench_prog_name(const char *argv0)
 {
+    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    return slash ? slash + 1 : (argv0 ? argv0 : "benchmark");
+}
+
+static int has_letter(const char *optstring, int c)
+{
+    for (const char *p = optstring; *p; p++)
+        if (*p == c)
+            return 1;
+    return 0;
+}
+
+int bench_cli_init(bench_cli *cli, int argc, char **argv, const bench_opt *opts, int quiet)
+{
+    struct option *lo;
+    size_t n = 0, used = 0;
+    memset(cli, 0, sizeof *cli);
     cli->argc = argc;
     cli->argv = argv;
-    cli->index = 1;
-    cli->rest = NULL;
-}
-
-static const char *prog_name(const bench_cli *cli)
-{
-    const char *slash = cli->argc > 0 ? strrchr(cli->argv[0], '/') : NULL;
-    return slash ? slash + 1 : (cli->argc > 0 ? cli->argv[0] : "benchmark");
-}
-
-static int next_short(bench_cli *cli, const bench_opt *opts, const char **arg)
-{
-    char c = *cli->rest++;
-    for (int i = 0; opts[i].short_name || opts[i].long_name; i++) {
-        if (opts[i].short_name != c)
-            continue;
-        if (!opts[i].has_arg) {
-            if (*cli->rest == '\0')
-                cli->rest = NULL;
-            return i;
+    cli->opts = opts;
+    cli->quiet = quiet;
+    while (opts[n].id)
+        n++;
+    if (n > BENCH_MAX_OPTS || !(lo = calloc(n + 1, sizeof *lo)))
+        return -1;
+    /* '+': stop at the first word that is not an option (none is expected, and it is reported);
+     * ':': a missing value returns ':' instead of a message from getopt. */
+    cli->optstring[used++] = '+';
+    cli->optstring[used++] = ':';
+    for (size_t i = 0, k = 0; i < n; i++) {
+        int id = opts[i].id;
+        if (id < BENCH_LONG_ONLY && !has_letter(cli->optstring + 2, id)) {
+            cli->optstring[used++] = (char)id;
+            if (opts[i].has_arg != BENCH_NO_ARG)
+                cli->optstring[used++] = ':';
+            if (opts[i].has_arg == BENCH_OPTIONAL_ARG)
+                cli->optstring[used++] = ':';
         }
-        if (*cli->rest != '\0') { /* -m8:64 */
-            *arg = cli->rest;
-        } else if (cli->index < cli->argc) {
-            *arg = cli->argv[cli->index++];
-        } else {
-            fprintf(stderr, "%s: option -%c needs a value (see -h)\n", prog_name(cli), c);
-            return -2;
+        if (opts[i].long_name) {
+            lo[k].name = opts[i].long_name;
+            lo[k].has_arg = opts[i].has_arg == BENCH_NO_ARG ? no_argument
+                            : opts[i].has_arg == BENCH_REQUIRED_ARG ? required_argument : optional_argument;
+            lo[k].flag = NULL;
+            lo[k].val = id;
+            k++;
         }
-        cli->rest = NULL;
-        return i;
     }
-    fprintf(stderr, "%s: unknown option -%c (see -h)\n", prog_name(cli), c);
+    cli->optstring[used] = '\0';
+    cli->longopts = lo;
+    opterr = 0;
+    optind = 1;
+    return 0;
+}
+
+void bench_cli_fini(bench_cli *cli)
+{
+    free(cli->longopts);
+    cli->longopts = NULL;
+}
+
+const char *bench_cli_name(const bench_cli *cli, int id)
+{
+    static char buf[80];
+    const char *lname = NULL;
+    for (const bench_opt *o = cli->opts; o->id; o++)
+        if (o->id == id && o->long_name) {
+            lname = o->long_name;
+            break;
+        }
+    if (id < BENCH_LONG_ONLY && id > ' ')
+        snprintf(buf, sizeof buf, "-%c", id);
+    else
+        snprintf(buf, sizeof buf, "--%s", lname ? lname : "?");
+    return buf;
+}
+
+static int error(const bench_cli *cli, const char *fmt, const char *what)
+{
+    if (!cli->quiet) {
+        fprintf(stderr, "%s: ", bench_prog_name(cli->argv[0]));
+        fprintf(stderr, fmt, what);
+        fprintf(stderr, " (see --help)\n");
+    }
     return -2;
 }
 
-static int next_long(bench_cli *cli, const bench_opt *opts, const char *word, const char **arg)
+int bench_cli_next(bench_cli *cli, const char **arg)
 {
-    const char *eq = strchr(word, '=');
-    size_t len = eq ? (size_t)(eq - word) : strlen(word);
-    for (int i = 0; opts[i].short_name || opts[i].long_name; i++) {
-        if (!opts[i].long_name || strlen(opts[i].long_name) != len || strncmp(opts[i].long_name, word, len) != 0)
-            continue;
-        if (!opts[i].has_arg) {
-            if (eq) {
-                fprintf(stderr, "%s: option --%s takes no value\n", prog_name(cli), opts[i].long_name);
-                return -2;
-            }
-            return i;
-        }
-        if (eq) {
-            *arg = eq + 1;
-        } else if (cli->index < cli->argc) {
-            *arg = cli->argv[cli->index++];
-        } else {
-            fprintf(stderr, "%s: option --%s needs a value (see --help)\n", prog_name(cli), opts[i].long_name);
-            return -2;
-        }
-        return i;
-    }
-    fprintf(stderr, "%s: unknown option --%.*s (see --help)\n", prog_name(cli), (int)len, word);
-    return -2;
-}
-
-int bench_cli_next(bench_cli *cli, const bench_opt *opts, const char **arg)
-{
+    int c, prev = optind;
     *arg = NULL;
-    if (cli->rest)
-        return next_short(cli, opts, arg);
-    if (cli->index >= cli->argc)
+    c = getopt_long(cli->argc, cli->argv, cli->optstring, cli->longopts, NULL);
+    if (c == -1) {
+        if (optind < cli->argc)
+            return error(cli, "unexpected argument '%s'", cli->argv[optind]);
         return -1;
-    const char *word = cli->argv[cli->index++];
-    if (strcmp(word, "--") == 0)
-        return -1;
-    if (word[0] == '-' && word[1] == '-')
-        return next_long(cli, opts, word + 2, arg);
-    if (word[0] == '-' && word[1] != '\0') {
-        cli->rest = word + 1;
-        return next_short(cli, opts, arg);
     }
-    fprintf(stderr, "%s: unexpected argument '%s' (see -h)\n", prog_name(cli), word);
-    return -2;
+    /* The word getopt stopped at: a long option that went wrong is named as typed. */
+    const char *word = prev < cli->argc ? cli->argv[prev] : "";
+    if (c == ':') {
+        if (optopt == 0 || optopt >= BENCH_LONG_ONLY || strncmp(word, "--", 2) == 0)
+            return error(cli, "option %s needs a value", word);
+        return error(cli, "option %s needs a value", bench_cli_name(cli, optopt));
+    }
+    if (c == '?') {
+        if (strncmp(word, "--", 2) == 0) {
+            char name[64];
+            size_t len = strcspn(word, "=");
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), word);
+            if (word[len] == '=' && optopt != 0)
+                return error(cli, "option %s takes no value", name);
+            return error(cli, "unknown or ambiguous option %s", name);
+        }
+        if (optopt > ' ' && optopt < 127) {
+            char name[3] = { '-', (char)optopt, '\0' };
+            return error(cli, "unknown option %s", name);
+        }
+        return error(cli, "unknown option %s", word);
+    }
+    *arg = optarg;
+    return c;
 }
 
 int bench_parse_bytes(const char *text, size_t *out)

@@ -6,14 +6,16 @@
 #include <strings.h>
 
 static const bench_dtype table[] = {
-    { BENCH_T_CHAR, "char", "MPI_CHAR", 1 },
-    { BENCH_T_INT, "int", "MPI_INT", sizeof(int) },
-    { BENCH_T_UNSIGNED, "unsigned", "MPI_UNSIGNED", sizeof(unsigned) },
-    { BENCH_T_LONG, "long", "MPI_LONG", sizeof(long) },
-    { BENCH_T_INT64, "int64", "MPI_INT64_T", 8 },
-    { BENCH_T_UINT64, "uint64", "MPI_UINT64_T", 8 },
-    { BENCH_T_FLOAT, "float", "MPI_FLOAT", sizeof(float) },
-    { BENCH_T_DOUBLE, "double", "MPI_DOUBLE", sizeof(double) },
+    { BENCH_T_CHAR, "char", "MPI_CHAR", "int8", 1 },
+    { BENCH_T_INT8, "int8", "MPI_INT8_T", "int8", 1 },
+    { BENCH_T_UINT8, "uint8", "MPI_UINT8_T", "uint8", 1 },
+    { BENCH_T_INT, "int", "MPI_INT", "int32", sizeof(int) },
+    { BENCH_T_UNSIGNED, "unsigned", "MPI_UNSIGNED", "uint32", sizeof(unsigned) },
+    { BENCH_T_LONG, "long", "MPI_LONG", sizeof(long) == 8 ? "int64" : "int32", sizeof(long) },
+    { BENCH_T_INT64, "int64", "MPI_INT64_T", "int64", 8 },
+    { BENCH_T_UINT64, "uint64", "MPI_UINT64_T", "uint64", 8 },
+    { BENCH_T_FLOAT, "float", "MPI_FLOAT", "float", sizeof(float) },
+    { BENCH_T_DOUBLE, "double", "MPI_DOUBLE", "double", sizeof(double) },
 };
 #define NTYPES (sizeof table / sizeof table[0])
 
@@ -30,18 +32,24 @@ const bench_dtype *bench_dtype_find(const char *name)
     for (size_t i = 0; i < NTYPES; i++)
         if (strcasecmp(name, table[i].name) == 0)
             return &table[i];
+    if (strcasecmp(name, "int32") == 0)
+        return bench_dtype_find("int");
+    if (strcasecmp(name, "uint32") == 0)
+        return bench_dtype_find("unsigned");
     return NULL;
 }
 
 const char *bench_dtype_names(void)
 {
-    return "char int unsigned long int64 uint64 float double (or mpi_char, ...)";
+    return "char int8 uint8 int unsigned long int64 uint64 float double";
 }
 
 MPI_Datatype bench_dtype_mpi(const bench_dtype *t)
 {
     switch (t->type) {
     case BENCH_T_CHAR: return MPI_CHAR;
+    case BENCH_T_INT8: return MPI_INT8_T;
+    case BENCH_T_UINT8: return MPI_UINT8_T;
     case BENCH_T_INT: return MPI_INT;
     case BENCH_T_UNSIGNED: return MPI_UNSIGNED;
     case BENCH_T_LONG: return MPI_LONG;
@@ -96,7 +104,9 @@ void bench_dtype_fill(const bench_dtype *t, void *buf, size_t n, size_t first, l
 {
     unsigned k = phase(first, seed);
     switch (t->type) {
-    case BENCH_T_CHAR: FILL_LOOP(unsigned char, AS_BYTE); break;
+    case BENCH_T_CHAR:
+    case BENCH_T_INT8:
+    case BENCH_T_UINT8: FILL_LOOP(unsigned char, AS_BYTE); break;
     case BENCH_T_INT: FILL_LOOP(int, AS_INT); break;
     case BENCH_T_UNSIGNED: FILL_LOOP(unsigned, AS_UNSIGNED); break;
     case BENCH_T_LONG: FILL_LOOP(long, AS_LONG); break;
@@ -113,7 +123,9 @@ size_t bench_dtype_wrong(const bench_dtype *t, const void *buf, size_t n, size_t
     unsigned k = phase(first, seed);
     size_t bad = 0;
     switch (t->type) {
-    case BENCH_T_CHAR: WRONG_LOOP(unsigned char, AS_BYTE); break;
+    case BENCH_T_CHAR:
+    case BENCH_T_INT8:
+    case BENCH_T_UINT8: WRONG_LOOP(unsigned char, AS_BYTE); break;
     case BENCH_T_INT: WRONG_LOOP(int, AS_INT); break;
     case BENCH_T_UNSIGNED: WRONG_LOOP(unsigned, AS_UNSIGNED); break;
     case BENCH_T_LONG: WRONG_LOOP(long, AS_LONG); break;

@@ -12,18 +12,21 @@
 #include <mpi.h>
 
 typedef enum {
-    BENCH_T_CHAR, BENCH_T_INT, BENCH_T_UNSIGNED, BENCH_T_LONG, BENCH_T_INT64, BENCH_T_UINT64,
-    BENCH_T_FLOAT, BENCH_T_DOUBLE
+    BENCH_T_CHAR, BENCH_T_INT8, BENCH_T_UINT8, BENCH_T_INT, BENCH_T_UNSIGNED, BENCH_T_LONG,
+    BENCH_T_INT64, BENCH_T_UINT64, BENCH_T_FLOAT, BENCH_T_DOUBLE
 } bench_type;
 
 typedef struct {
     bench_type type;
-    const char *name;     /* "float": what -T / --datatype accept (also "mpi_float", "MPI_FLOAT") */
-    const char *mpi_name; /* "MPI_FLOAT" */
-    size_t size;          /* bytes per element */
+    const char *name;      /* "float": what -T / --datatype accept (also "mpi_float", "MPI_FLOAT") */
+    const char *mpi_name;  /* "MPI_FLOAT" */
+    const char *nccl_name; /* "float", "int32": nccl-tests' name of the same type, for its type column */
+    size_t size;           /* bytes per element */
 } bench_dtype;
 
-/* NULL when `name` is not a known type. */
+/* NULL when `name` is not a known type. Accepts the names above, the MPI names in any case,
+ * and nccl-tests' names (int32 for int, uint32 for unsigned; int8 and uint8 are types of their
+ * own: MPI_INT8_T and MPI_UINT8_T). */
 const bench_dtype *bench_dtype_find(const char *name);
 /* The accepted names, for usage texts: "char, int, ..." */
 const char *bench_dtype_names(void);

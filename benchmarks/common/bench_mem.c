@@ -26,6 +26,9 @@ void *bench_mem_alloc(bench_mem kind, size_t bytes)
     case BENCH_MEM_PINNED:
         BENCH_CUDA(cudaMallocHost(&p, bytes));
         break;
+    case BENCH_MEM_MANAGED:
+        BENCH_CUDA(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
+        break;
     }
     return p;
 }
@@ -36,15 +39,18 @@ void bench_mem_free(bench_mem kind, void *p)
         return;
     switch (kind) {
     case BENCH_MEM_HOST: free(p); break;
-    case BENCH_MEM_CUDA: BENCH_CUDA(cudaFree(p)); break;
+    case BENCH_MEM_CUDA:
+    case BENCH_MEM_MANAGED: BENCH_CUDA(cudaFree(p)); break;
     case BENCH_MEM_PINNED: BENCH_CUDA(cudaFreeHost(p)); break;
     }
 }
 
+/* Device and managed memory are copied by the CUDA runtime (which knows where managed pages
+ * are); host and pinned memory with memcpy. */
 void bench_mem_put(bench_mem kind, void *dst, const void *host, size_t bytes)
 {
-    if (kind == BENCH_MEM_CUDA) {
-        BENCH_CUDA(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
+    if (kind == BENCH_MEM_CUDA || kind == BENCH_MEM_MANAGED) {
+        BENCH_CUDA(cudaMemcpy(dst, host, bytes, cudaMemcpyDefault));
         BENCH_CUDA(cudaDeviceSynchronize());
     } else if (dst != host) {
         memcpy(dst, host, bytes);
@@ -53,8 +59,8 @@ void bench_mem_put(bench_mem kind, void *dst, const void *host, size_t bytes)
 
 void bench_mem_get(bench_mem kind, void *host, const void *src, size_t bytes)
 {
-    if (kind == BENCH_MEM_CUDA)
-        BENCH_CUDA(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost));
+    if (kind == BENCH_MEM_CUDA || kind == BENCH_MEM_MANAGED)
+        BENCH_CUDA(cudaMemcpy(host, src, bytes, cudaMemcpyDefault));
     else if (host != src)
         memcpy(host, src, bytes);
 }

@@ -5,7 +5,12 @@
 
 #include <stddef.h>
 
-typedef enum { BENCH_MEM_HOST, BENCH_MEM_CUDA, BENCH_MEM_PINNED } bench_mem;
+typedef enum {
+    BENCH_MEM_HOST,    /* malloc'd (page-aligned) host memory */
+    BENCH_MEM_CUDA,    /* cudaMalloc */
+    BENCH_MEM_PINNED,  /* cudaMallocHost */
+    BENCH_MEM_MANAGED  /* cudaMallocManaged: CUDA unified memory, OSU's -d managed */
+} bench_mem;
 
 /* At least one byte, page-aligned on the host. */
 void *bench_mem_alloc(bench_mem kind, size_t bytes);

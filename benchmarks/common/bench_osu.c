@@ -1,7 +1,9 @@
-/* OSU-format driver; see bench_osu.h. */
+/* OSU look-alike driver: buffers, size loop, timing and rows; see bench_osu.h. The options and
+ * header lines are in bench_osu_opts.c. */
 #include "bench_osu.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,152 +12,23 @@
 #include "bench_cuda.h"
 #include "bench_env.h"
 #include "bench_mem.h"
+#include "bench_osu_opts.h"
 
 #define FIELD_WIDTH 20
 #define PRECISION 2
-#define LARGE_MESSAGE 8192 /* above this, OSU's smaller default iteration counts apply */
-
-typedef struct {
-    bench_mem mem;
-    size_t min_size, max_size;
-    long iters, iters_large, warmup, warmup_large;
-    int full, validate, in_place;
-    const bench_dtype *dtype;
-} osu_options;
-
-static const bench_opt options[] = {
-    { 'd', "accelerator", 1 }, { 'm', "message-size", 1 }, { 'i', "iterations", 1 },
-    { 'x', "warmup", 1 }, { 'f', "full", 0 }, { 'c', "validation", 0 }, { 'T', "type", 1 },
-    { 'l', "in-place", 0 }, { 'h', "help", 0 }, { 0, NULL, 0 }
-};
-
-static const char *size_meaning(const bench_osu *b)
-{
-    switch (b->coll) {
-    case BENCH_REDUCE_SCATTER: return "the whole send buffer; each rank receives Size / ranks";
-    case BENCH_ALLGATHER: return "what each rank sends";
-    default: return "the buffer";
-    }
-}
-
-static void usage(const char *prog, const bench_osu *b)
-{
-    printf("Usage: %s [options]\n"
-           "OSU-format %s latency test; every call is an ordinary MPI call.\n\n"
-           "  -d, --accelerator TYPE   buffers in 'cuda' (GPU) or 'host' memory [cuda]\n"
-           "  -m, --message-size [MIN:]MAX\n"
-           "                           message sizes in bytes, doubling from MIN to MAX [1:1048576]\n"
-           "                           (K, M, G suffixes; sizes below one element%s are skipped)\n"
-           "  -i, --iterations N       timed calls per size [1000; 100 above %d bytes]\n"
-           "  -x, --warmup N           untimed calls per size first [200; 10 above %d bytes]\n"
-           "  -f, --full               also print Min, Max latency and Iterations\n"
-           "  -c, --validation         check every element after the timed calls: Validation column\n"
-           "  -T, --type TYPE          datatype [mpi_float]: %s\n"
-           "  -l, --in-place           MPI_IN_PLACE as the send buffer%s\n"
-           "  -h, --help               this text\n\n"
-           "Size is %s, in bytes.\n"
-           "Exit status: 0; 1 if a validation failed; %d on a command-line error; %d when -d cuda\n"
-           "finds no GPU.\n",
-           prog, b->title, b->per_rank_size ? "" : " per rank", LARGE_MESSAGE, LARGE_MESSAGE,
-           bench_dtype_names(), b->coll == BENCH_BCAST ? " (not for broadcast)" : "",
-           size_meaning(b), BENCH_EXIT_USAGE, BENCH_EXIT_NO_GPU);
-}
-
-static int bad_value(const char *what, const char *value)
-{
-    if (bench_env_is_printer())
-        fprintf(stderr, "invalid %s '%s' (see -h)\n", what, value ? value : "");
-    return -1;
-}
-
-/* -m accepts MAX, MIN:MAX and MIN: as OSU does. */
-static int parse_sizes(const char *text, osu_options *o)
-{
-    char lo[64], *colon;
-    if (strlen(text) >= sizeof lo)
-        return -1;
-    strcpy(lo, text);
-    colon = strchr(lo, ':');
-    if (!colon)
-        return bench_parse_bytes(lo, &o->max_size);
-    *colon = '\0';
-    if (bench_parse_bytes(lo, &o->min_size) != 0)
-        return -1;
-    if (colon[1] != '\0' && bench_parse_bytes(colon + 1, &o->max_size) != 0)
-        return -1;
-    return 0;
-}
-
-/* 0: run; 1: help printed; -1: error printed. */
-static int parse_options(int argc, char **argv, const bench_osu *b, osu_options *o)
-{
-    bench_cli cli;
-    const char *arg;
-    int i, quiet = !bench_env_is_printer();
-    long v;
-
-    o->mem = BENCH_MEM_CUDA;
-    o->min_size = 1;
-    o->max_size = 1 << 20;
-    o->iters = 1000, o->iters_large = 100;
-    o->warmup = 200, o->warmup_large = 10;
-    o->full = o->validate = o->in_place = 0;
-    o->dtype = bench_dtype_find("float");
-
-    bench_cli_init(&cli, argc, argv);
-    while ((i = bench_cli_next(&cli, options, &arg)) >= 0) {
-        switch (options[i].short_name) {
-        case 'd':
-            if (strcmp(arg, "cuda") == 0)
-                o->mem = BENCH_MEM_CUDA;
-            else if (strcmp(arg, "host") == 0 || strcmp(arg, "cpu") == 0)
-                o->mem = BENCH_MEM_HOST;
-            else
-                return bad_value("accelerator (want cuda or host)", arg);
-            break;
-        case 'm':
-            if (parse_sizes(arg, o) != 0 || o->min_size == 0 || o->min_size > o->max_size)
-                return bad_value("message sizes", arg);
-            break;
-        case 'i':
-            if (bench_parse_long(arg, 1, INT_MAX, &v) != 0)
-                return bad_value("iteration count", arg);
-            o->iters = o->iters_large = v;
-            break;
-        case 'x':
-            if (bench_parse_long(arg, 0, INT_MAX, &v) != 0)
-                return bad_value("warm-up count", arg);
-            o->warmup = o->warmup_large = v;
-            break;
-        case 'f': o->full = 1; break;
-        case 'c': o->validate = 1; break;
-        case 'l': o->in_place = 1; break;
-        case 'T':
-            if (!(o->dtype = bench_dtype_find(arg)))
-                return bad_value("datatype", arg);
-            break;
-        case 'h':
-            if (!quiet)
-                usage(argv[0], b);
-            return 1;
-        }
-    }
-    if (i == -2)
-        return -1;
-    if (o->in_place && b->coll == BENCH_BCAST) {
-        if (!quiet)
-            fprintf(stderr, "-l: MPI_Bcast has no in-place form\n");
-        return -1;
-    }
-    return 0;
-}
 
 typedef struct {
     const bench_osu *b;
     const osu_options *o;
+    const char *prog;
     int rank, nranks;
+    size_t max_size;       /* -m MAX, lowered to fit -M */
+    const bench_dtype *t;  /* the datatype being measured */
     void *send, *recv;     /* the buffers the calls use */
-    void *hsend, *hrecv;   /* host images (the buffers themselves with -d host) */
+    void *hsend, *hrecv;   /* host images (the buffers themselves with host memory) */
+    int *counts;           /* MPI_Reduce_scatter: every rank's receive count */
+    double *lat;           /* -z: this rank's latency of each timed call (us) */
+    double *lat_sum;       /* rank 0: the same summed over ranks */
 } osu_run;
 
 static size_t total_bytes(const osu_run *r, size_t size)
@@ -163,25 +36,40 @@ static size_t total_bytes(const osu_run *r, size_t size)
     return r->b->per_rank_size ? size * (size_t)r->nranks : size;
 }
 
+/* Shape of this rank's call at `size` in type t, with `root`. -1: no element to move. */
+static int shape_of(const osu_run *r, const bench_dtype *t, size_t size, int root, bench_shape *s)
+{
+    int rc = r->b->uneven ? bench_shape_reduce_scatter_v(size, t->size, r->nranks, r->rank, s)
+                          : bench_shape_for(r->b->coll, total_bytes(r, size), t->size, r->nranks, r->rank, s);
+    s->root = root;
+    return rc;
+}
+
+static int is_rotating(const osu_run *r)
+{
+    return r->o->root == OSU_ROOT_ROTATE && bench_coll_has_root(r->b->coll);
+}
+
 static void make_args(const osu_run *r, const bench_shape *s, bench_osu_args *a)
 {
-    int in_place = r->o->in_place && (r->b->coll != BENCH_REDUCE || r->rank == BENCH_ROOT);
+    int in_place = r->o->in_place && (r->b->coll != BENCH_REDUCE || r->rank == s->root);
     a->send = in_place ? MPI_IN_PLACE : r->send;
     a->recv = r->recv;
     a->count = (int)s->count;
-    a->dtype = bench_dtype_mpi(r->o->dtype);
-    a->root = BENCH_ROOT;
+    a->counts = r->counts;
+    a->dtype = bench_dtype_mpi(r->t);
+    a->op = MPI_SUM;
+    a->root = s->root;
     a->comm = MPI_COMM_WORLD;
 }
 
 /* Put fresh inputs for `seed` into the buffers. */
 static void load_inputs(const osu_run *r, const bench_shape *s, int seed)
 {
-    const bench_dtype *t = r->o->dtype;
     size_t recv_elems = bench_recv_buffer_elems(r->b->coll, s, r->o->in_place);
-    bench_check_inputs(r->b->coll, t, s, r->rank, r->o->in_place, seed, r->hsend, r->hrecv);
-    bench_mem_put(r->o->mem, r->send, r->hsend, s->send_elems * t->size);
-    bench_mem_put(r->o->mem, r->recv, r->hrecv, recv_elems * t->size);
+    bench_check_inputs(r->b->coll, r->t, s, r->rank, r->o->in_place, seed, r->hsend, r->hrecv);
+    bench_mem_put(r->o->mem, r->send, r->hsend, s->send_elems * r->t->size);
+    bench_mem_put(r->o->mem, r->recv, r->hrecv, recv_elems * r->t->size);
 }
 
 static void call(const osu_run *r, const bench_osu_args *a)
@@ -196,150 +84,242 @@ static void call(const osu_run *r, const bench_osu_args *a)
     }
 }
 
-/* Mean latency in microseconds of this rank's timed calls. */
-static double time_size(const osu_run *r, const bench_osu_args *a, long warmup, long iters)
+/* Mean latency in microseconds of this rank's timed calls; with -z, each one in r->lat. With
+ * -k rotate, call i (warm-up calls counted) has root i % ranks, as in OSU. */
+static double time_size(const osu_run *r, bench_shape *s, long warmup, long iters)
 {
+    bench_osu_args a;
     double total = 0;
+    make_args(r, s, &a);
     MPI_Barrier(MPI_COMM_WORLD);
     for (long i = 0; i < warmup + iters; i++) {
+        if (is_rotating(r)) {
+            s->root = (int)(i % r->nranks);
+            make_args(r, s, &a);
+        }
         double t0 = MPI_Wtime();
-        call(r, a);
+        call(r, &a);
         double t1 = MPI_Wtime();
-        if (i >= warmup)
+        if (i >= warmup) {
             total += t1 - t0;
+            if (r->lat)
+                r->lat[i - warmup] = (t1 - t0) * 1e6;
+        }
         MPI_Barrier(MPI_COMM_WORLD);
     }
     return total * 1e6 / (double)iters;
 }
 
-/* Elements wrong over all ranks after one call on fresh input. */
-static long long validate(const osu_run *r, const bench_shape *s, const bench_osu_args *a, int seed)
+/* Elements wrong over all ranks after one call on fresh input, preceded by -u untimed calls.
+ * With -k rotate the checked call's root is seed % ranks, so the sizes check different roots. */
+static long long validate(const osu_run *r, bench_shape *s, int seed)
 {
-    const bench_dtype *t = r->o->dtype;
+    bench_osu_args a;
     size_t recv_elems = bench_recv_buffer_elems(r->b->coll, s, r->o->in_place);
     long long bad, total = 0;
+    if (is_rotating(r))
+        s->root = seed % r->nranks;
+    make_args(r, s, &a);
+    if (r->o->validation_warmup > 0) {
+        load_inputs(r, s, seed);
+        for (int i = 0; i < r->o->validation_warmup; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            call(r, &a);
+        }
+    }
     load_inputs(r, s, seed);
     MPI_Barrier(MPI_COMM_WORLD);
-    call(r, a);
-    bench_mem_get(r->o->mem, r->hrecv, r->recv, recv_elems * t->size);
-    bad = (long long)bench_check_result(r->b->coll, t, s, r->rank, r->nranks, r->o->in_place, seed, r->hrecv);
+    call(r, &a);
+    bench_mem_get(r->o->mem, r->hrecv, r->recv, recv_elems * r->t->size);
+    bad = (long long)bench_check_result(r->b->coll, r->t, s, r->rank, r->nranks, r->o->in_place, seed, r->hrecv);
     MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     return total;
 }
 
-static void print_header(const osu_run *r)
+static int by_value(const void *a, const void *b)
 {
-    const osu_options *o = r->o;
-    printf("# OSU MPI%s %s Latency Test\n", o->mem == BENCH_MEM_CUDA ? "-CUDA" : "", r->b->title);
-    printf("# Datatype: %s.\n", o->dtype->mpi_name);
-    printf("%-*s%*s", 10, "# Size", FIELD_WIDTH, "Avg Latency(us)");
-    if (o->full)
-        printf("%*s%*s%*s", FIELD_WIDTH, "Min Latency(us)", FIELD_WIDTH, "Max Latency(us)", 12, "Iterations");
-    if (o->validate)
-        printf("%*s", FIELD_WIDTH, "Validation");
-    printf("\n");
-    fflush(stdout);
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-/* One row. Returns -1 when the size holds less than one element (no row), else 1 if the
- * validation failed and 0 if not. */
+/* Rank 0: the -z columns, nearest-rank percentiles of the per-call latency averaged over ranks. */
+static void print_tail(const osu_run *r, long iters)
+{
+    qsort(r->lat_sum, (size_t)iters, sizeof *r->lat_sum, by_value);
+    for (int i = 0; i < r->o->ntail; i++) {
+        long k = (long)ceil((double)iters * r->o->tail[i] / 100.0) - 1;
+        k = k < 0 ? 0 : k >= iters ? iters - 1 : k;
+        printf("%*.*f", FIELD_WIDTH, PRECISION, r->lat_sum[k] / r->nranks);
+    }
+}
+
+/* One row. Returns -1 when the size holds no element (no row), else 1 if the validation
+ * failed and 0 if not. */
 static int run_size(const osu_run *r, size_t size, int seed)
 {
     const osu_options *o = r->o;
     bench_shape s;
-    bench_osu_args a;
     double lat, lo, hi, sum;
-    int large = size > LARGE_MESSAGE;
+    int large = size > OSU_LARGE_MESSAGE;
     long iters = large ? o->iters_large : o->iters;
     long long wrong = 0;
 
-    if (bench_shape_for(r->b->coll, total_bytes(r, size), o->dtype->size, r->nranks, &s) != 0)
+    if (shape_of(r, r->t, size, bench_coll_has_root(r->b->coll) && !is_rotating(r) ? o->root : BENCH_ROOT, &s) != 0)
         return -1;
-    make_args(r, &s, &a);
-    lat = time_size(r, &a, large ? o->warmup_large : o->warmup, iters);
+    if (r->counts) {
+        size_t elems = size / r->t->size;
+        for (int q = 0; q < r->nranks; q++)
+            r->counts[q] = (int)bench_reduce_scatter_v_count(elems, r->nranks, q);
+    }
+    lat = time_size(r, &s, large ? o->warmup_large : o->warmup, iters);
     MPI_Reduce(&lat, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     MPI_Reduce(&lat, &hi, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     MPI_Reduce(&lat, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (r->lat)
+        MPI_Reduce(r->lat, r->lat_sum, (int)iters, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     if (o->validate)
-        wrong = validate(r, &s, &a, seed);
+        wrong = validate(r, &s, seed);
     if (r->rank == 0) {
         printf("%-*zu%*.*f", 10, size, FIELD_WIDTH, PRECISION, sum / r->nranks);
         if (o->full)
             printf("%*.*f%*.*f%*ld", FIELD_WIDTH, PRECISION, lo, FIELD_WIDTH, PRECISION, hi, 12, iters);
         if (o->validate)
             printf("%*s", FIELD_WIDTH, wrong ? "Fail" : "Pass");
+        if (r->lat)
+            print_tail(r, iters);
         printf("\n");
         fflush(stdout);
     }
     return wrong != 0;
 }
 
-static int run_sizes(const osu_run *r)
+/* Every size of one datatype, after its header lines. */
+static int run_type(osu_run *r, const bench_dtype *t)
 {
+    bench_shape max;
     int failed = 0, seed = 0;
-    for (size_t size = r->o->min_size; size <= r->o->max_size; size *= 2) {
+    r->t = t;
+    if (r->rank == 0)
+        osu_print_columns(r->o, t);
+    /* Timed calls work on numbers of this type, never on uninitialised memory. */
+    if (shape_of(r, t, r->max_size, 0, &max) == 0)
+        load_inputs(r, &max, 0);
+    for (size_t size = r->o->min_size; size <= r->max_size; size *= 2) {
         failed |= run_size(r, size, ++seed) > 0;
-        if (size > r->o->max_size / 2)
+        if (size > r->max_size / 2)
             break; /* the next doubling would pass MAX (or wrap) */
     }
     return failed;
+}
+
+/* OSU's -M: a buffer larger than the limit lowers the largest size, with a warning. */
+static void apply_mem_limit(osu_run *r)
+{
+    size_t limit = r->o->mem_limit, n = (size_t)r->nranks;
+    r->max_size = r->o->max_size;
+    if (r->b->per_rank_size && r->max_size > limit / n)
+        r->max_size = limit / n;
+    else if (!r->b->per_rank_size && r->max_size > limit)
+        r->max_size = limit;
+    if (r->max_size != r->o->max_size && r->rank == 0)
+        fprintf(stderr, "%s: warning: largest size lowered to %zu bytes by the memory limit (-M %zu); "
+                        "raise -M for larger sizes\n", r->prog, r->max_size, limit);
+}
+
+/* Buffers for the largest size of every datatype. Returns 0, or BENCH_EXIT_USAGE after rank 0
+ * said why. */
+static int allocate(osu_run *r)
+{
+    const osu_options *o = r->o;
+    size_t send_bytes = 1, recv_bytes = 1, any = 0;
+    long most = o->iters > o->iters_large ? o->iters : o->iters_large;
+    for (int i = 0; i < o->ntypes; i++) {
+        bench_shape s;
+        const bench_dtype *t = o->types[i];
+        if (shape_of(r, t, r->max_size, 0, &s) != 0)
+            continue;
+        any = 1;
+        if (s.count > INT_MAX) {
+            if (r->rank == 0)
+                fprintf(stderr, "%s: -m: %zu bytes of %s need a count above INT_MAX\n", r->prog, r->max_size,
+                        t->mpi_name);
+            return BENCH_EXIT_USAGE;
+        }
+        if (s.send_elems * t->size > send_bytes)
+            send_bytes = s.send_elems * t->size;
+        if (bench_recv_buffer_elems(r->b->coll, &s, o->in_place) * t->size > recv_bytes)
+            recv_bytes = bench_recv_buffer_elems(r->b->coll, &s, o->in_place) * t->size;
+    }
+    if (!any && r->rank == 0)
+        fprintf(stderr, "%s: -m: %zu bytes hold no element%s of the chosen datatypes: nothing to measure\n",
+                r->prog, r->max_size, r->b->per_rank_size || r->b->uneven ? "" : " per rank");
+    r->send = bench_mem_alloc(o->mem, send_bytes);
+    r->recv = bench_mem_alloc(o->mem, recv_bytes);
+    r->hsend = o->mem == BENCH_MEM_HOST ? r->send : bench_mem_alloc(BENCH_MEM_HOST, send_bytes);
+    r->hrecv = o->mem == BENCH_MEM_HOST ? r->recv : bench_mem_alloc(BENCH_MEM_HOST, recv_bytes);
+    if (r->b->uneven && !(r->counts = calloc((size_t)r->nranks, sizeof *r->counts)))
+        bench_fatal(__FILE__, __LINE__, "out of host memory");
+    if (o->ntail > 0) {
+        r->lat = calloc((size_t)most, sizeof *r->lat);
+        r->lat_sum = calloc((size_t)most, sizeof *r->lat_sum);
+        if (!r->lat || !r->lat_sum)
+            bench_fatal(__FILE__, __LINE__, "out of host memory for -z");
+    }
+    return 0;
+}
+
+static void release(osu_run *r)
+{
+    if (r->o->mem != BENCH_MEM_HOST) {
+        bench_mem_free(BENCH_MEM_HOST, r->hsend);
+        bench_mem_free(BENCH_MEM_HOST, r->hrecv);
+    }
+    bench_mem_free(r->o->mem, r->send);
+    bench_mem_free(r->o->mem, r->recv);
+    free(r->counts);
+    free(r->lat);
+    free(r->lat_sum);
 }
 
 int bench_osu_main(int argc, char **argv, const bench_osu *b)
 {
     osu_options o;
     osu_run r;
-    bench_shape max;
     char why[256];
-    int rc = parse_options(argc, argv, b, &o);
+    int rc = osu_parse_options(argc, argv, b, &o), failed = 0;
     if (rc != 0)
         return rc > 0 ? 0 : BENCH_EXIT_USAGE;
     /* The GPU is chosen before MPI_Init; host runs never touch CUDA. */
-    if (o.mem == BENCH_MEM_CUDA && bench_select_device(why, sizeof why) < 0) {
+    if (o.mem != BENCH_MEM_HOST && bench_select_device(why, sizeof why) < 0) {
         if (bench_env_is_printer())
-            fprintf(stderr, "%s: -d cuda: %s; nothing to measure (use -d host for host buffers)\n",
-                    argv[0], why);
+            fprintf(stderr, "%s: -d %s: %s; nothing to measure (without -d the buffers are in host memory)\n",
+                    bench_prog_name(argv[0]), o.mem == BENCH_MEM_CUDA ? "cuda" : "managed", why);
         return BENCH_EXIT_NO_GPU;
     }
     MPI_Init(&argc, &argv);
     memset(&r, 0, sizeof r);
     r.b = b;
     r.o = &o;
+    r.prog = bench_prog_name(argv[0]);
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.nranks);
-
-    /* Buffers for the largest size, used by every size. */
-    if (bench_shape_for(b->coll, total_bytes(&r, o.max_size), o.dtype->size, r.nranks, &max) != 0) {
+    if (bench_coll_has_root(b->coll) && o.root != OSU_ROOT_ROTATE && o.root >= r.nranks) {
         if (r.rank == 0)
-            fprintf(stderr, "%s: -m: %zu bytes hold less than one %s%s\n", argv[0], o.max_size,
-                    o.dtype->name, b->per_rank_size ? "" : " per rank");
+            fprintf(stderr, "%s: -k: root %d is not below the %d ranks\n", r.prog, o.root, r.nranks);
         MPI_Finalize();
         return BENCH_EXIT_USAGE;
     }
-    if (max.count > INT_MAX) {
-        if (r.rank == 0)
-            fprintf(stderr, "%s: -m: %zu bytes need a count above INT_MAX\n", argv[0], o.max_size);
+    apply_mem_limit(&r);
+    rc = allocate(&r);
+    if (rc != 0) {
         MPI_Finalize();
-        return BENCH_EXIT_USAGE;
+        return rc;
     }
-    size_t send_bytes = max.send_elems * o.dtype->size;
-    size_t recv_bytes = bench_recv_buffer_elems(b->coll, &max, o.in_place) * o.dtype->size;
-    r.send = bench_mem_alloc(o.mem, send_bytes);
-    r.recv = bench_mem_alloc(o.mem, recv_bytes);
-    r.hsend = o.mem == BENCH_MEM_HOST ? r.send : bench_mem_alloc(BENCH_MEM_HOST, send_bytes);
-    r.hrecv = o.mem == BENCH_MEM_HOST ? r.recv : bench_mem_alloc(BENCH_MEM_HOST, recv_bytes);
-    load_inputs(&r, &max, 0); /* timed calls work on numbers, never on uninitialised memory */
-
     if (r.rank == 0)
-        print_header(&r);
-    int failed = run_sizes(&r);
-
-    if (o.mem != BENCH_MEM_HOST) {
-        bench_mem_free(BENCH_MEM_HOST, r.hsend);
-        bench_mem_free(BENCH_MEM_HOST, r.hrecv);
-    }
-    bench_mem_free(o.mem, r.send);
-    bench_mem_free(o.mem, r.recv);
+        osu_print_preamble(b, &o);
+    for (int i = 0; i < o.ntypes; i++)
+        failed |= run_type(&r, o.types[i]);
+    release(&r);
     MPI_Finalize();
     return failed ? 1 : 0;
 }

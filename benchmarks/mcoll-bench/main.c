@@ -15,10 +15,19 @@
 
 #define MAX_SIZES 4096
 
-/* The sizes of the sweep, min to max by the step factor; duplicates from rounding dropped. */
+/* The sizes of the sweep, min to max by the step factor (-f) or increment (-i); duplicates
+ * from rounding dropped; at most MAX_SIZES. */
 static int sizes(const mb_options *o, size_t *out)
 {
     int n = 0;
+    if (o->step_bytes) {
+        for (size_t b = o->min_bytes; b <= o->max_bytes && n < MAX_SIZES; b += o->step_bytes) {
+            out[n++] = b;
+            if (b > o->max_bytes - o->step_bytes)
+                break;
+        }
+        return n;
+    }
     for (double s = (double)o->min_bytes; s <= (double)o->max_bytes && n < MAX_SIZES; s *= o->step) {
         size_t b = (size_t)s;
         if (n == 0 || b != out[n - 1])
@@ -41,27 +50,37 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
         if (!o->coll[c])
             continue;
         if (ctx->rank == 0)
-            mb_report_collective(ctx, (bench_coll)c);
+            mb_report_collective(rep, ctx, (bench_coll)c);
         for (int i = 0; i < nsizes; i++, done++) {
             mb_op op;
-            mb_result res[MB_NPEERS];
+            mb_result res[2][MB_NPEERS];
             op.coll = (bench_coll)c;
             /* Sizes below one element per rank, or equal to the last after rounding down to
              * whole elements per rank, add no row. */
-            if (bench_shape_for(op.coll, size[i], ctx->dtype->size, ctx->nranks, &op.shape) != 0 ||
+            if (bench_shape_for(op.coll, size[i], ctx->dtype->size, ctx->nranks, ctx->rank, &op.shape) != 0 ||
                 op.shape.bytes == last_bytes)
                 continue;
             last_bytes = op.shape.bytes;
+            op.shape.root = o->root;
+            op.shape.op = o->op;
             if (ctx->rank == 0)
                 mb_progress(done, ncolls * nsizes, bench_coll_name(op.coll), op.shape.bytes);
             memset(res, 0, sizeof res);
-            for (int p = 0; p < MB_NPEERS; p++)
-                if (ctx->peer[p].enabled && ctx->peer[p].ready)
-                    mb_measure(ctx, p, &op, &res[p]);
+            /* Every peer out of place, then every peer in place, as nccl-tests orders them. */
+            for (int place = 0; place < 2; place++) {
+                if (!(o->places & (place ? MB_IN_PLACE : MB_OUT_OF_PLACE)))
+                    continue;
+                op.in_place = place;
+                for (int p = 0; p < MB_NPEERS; p++)
+                    if (ctx->peer[p].enabled && ctx->peer[p].ready)
+                        mb_measure(ctx, p, &op, &res[place][p]);
+            }
             if (ctx->rank == 0)
-                mb_report_size(rep, ctx, &op, res, first);
+                mb_report_size(rep, ctx, &op, (const mb_result(*)[MB_NPEERS])res, first);
             first = 0;
         }
+        if (ctx->rank == 0)
+            mb_report_footer(rep, ctx);
     }
 }
 
@@ -84,6 +103,11 @@ int main(int argc, char **argv)
     rc = mb_options_parse(argc, argv, &opt);
     if (rc != 0)
         return rc > 0 ? 0 : BENCH_EXIT_USAGE;
+    if (opt.dry_run) {
+        if (bench_env_is_printer())
+            mb_report_dry_run(&opt);
+        return 0;
+    }
     /* The GPU is chosen before MPI_Init, from the launcher's local rank. */
     if (bench_select_device(why, sizeof why) < 0) {
         if (bench_env_is_printer())
@@ -91,6 +115,18 @@ int main(int argc, char **argv)
         return BENCH_EXIT_NO_GPU;
     }
     MPI_Init(&argc, &argv);
+    {
+        int rank, nranks;
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+        if (opt.root >= nranks) {
+            if (rank == 0)
+                fprintf(stderr, "mcoll-bench: -r %d: the root must be below the %d ranks (the number of timed "
+                                "batches is --reps)\n", opt.root, nranks);
+            MPI_Finalize();
+            return BENCH_EXIT_USAGE;
+        }
+    }
     mb_ctx_init(&ctx, &opt);
 
     memset(&rep, 0, sizeof rep);
@@ -130,5 +166,7 @@ int main(int argc, char **argv)
         if (any_wrong)
             printf("# some results were WRONG (#wrong column): exit status 1\n");
     }
-    return any_wrong ? 1 : 0;
+    /* Rank 0 alone carries the status: a launcher that sees another rank fail first ends the
+     * job before rank 0 has printed and plotted. */
+    return ctx.rank == 0 && any_wrong ? 1 : 0;
 }

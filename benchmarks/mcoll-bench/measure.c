@@ -26,8 +26,10 @@ static void settle(mb_ctx *ctx)
     MPI_Barrier(ctx->comm);
 }
 
-/* Microseconds per call for this rank. `exec` replaces the n calls for graph peers. */
-static double time_batch(mb_ctx *ctx, const mb_peer *p, const mb_op *op, int n, cudaGraphExec_t exec)
+/* Microseconds per call for this rank. `exec` (a graph of the n calls, launched `launches`
+ * times) replaces the n calls for graph peers. */
+static double time_batch(mb_ctx *ctx, const mb_peer *p, const mb_op *op, int n, cudaGraphExec_t exec,
+                         int launches)
 {
     float ms = 0;
     settle(ctx);
@@ -39,15 +41,36 @@ static double time_batch(mb_ctx *ctx, const mb_peer *p, const mb_op *op, int n, 
     }
     BENCH_CUDA(cudaEventRecord(ctx->start, ctx->stream));
     if (exec) {
-        BENCH_CUDA(cudaGraphLaunch(exec, ctx->stream));
+        for (int g = 0; g < launches; g++)
+            BENCH_CUDA(cudaGraphLaunch(exec, ctx->stream));
     } else {
+        launches = 1;
         for (int i = 0; i < n; i++)
             launch_or_die(ctx, p, op);
     }
     BENCH_CUDA(cudaEventRecord(ctx->stop, ctx->stream));
     BENCH_CUDA(cudaEventSynchronize(ctx->stop));
     BENCH_CUDA(cudaEventElapsedTime(&ms, ctx->start, ctx->stop));
-    return ms * 1e3 / n;
+    return ms * 1e3 / ((double)n * launches);
+}
+
+/* Every rank's batch times into one per batch, as -a says: rank 0's, the mean, the minimum or
+ * the maximum (a collective is done when its slowest rank is). */
+static void combine(mb_ctx *ctx, double *mine, double *out, int n)
+{
+    switch (ctx->opt->average) {
+    case 0:
+        memcpy(out, mine, (size_t)n * sizeof *out);
+        MPI_Bcast(out, n, MPI_DOUBLE, 0, ctx->comm);
+        break;
+    case 1:
+        MPI_Allreduce(mine, out, n, MPI_DOUBLE, MPI_SUM, ctx->comm);
+        for (int i = 0; i < n; i++)
+            out[i] /= ctx->nranks;
+        break;
+    case 2: MPI_Allreduce(mine, out, n, MPI_DOUBLE, MPI_MIN, ctx->comm); break;
+    default: MPI_Allreduce(mine, out, n, MPI_DOUBLE, MPI_MAX, ctx->comm); break;
+    }
 }
 
 /* A graph of n calls. Returns 0, or -1 with the reason (the stream is usable again). */
@@ -85,11 +108,12 @@ static int capture(mb_ctx *ctx, const mb_peer *p, const mb_op *op, int n, cudaGr
 static long long check(mb_ctx *ctx, const mb_peer *p, const mb_op *op, cudaGraphExec_t exec)
 {
     const bench_dtype *t = ctx->dtype;
-    size_t send_bytes = op->shape.send_elems * t->size, recv_bytes = op->shape.recv_elems * t->size;
+    size_t send_bytes = op->shape.send_elems * t->size;
+    size_t recv_bytes = bench_recv_buffer_elems(op->coll, &op->shape, op->in_place) * t->size;
     long long bad, total = 0;
 
     ctx->seed = ctx->seed % 1000 + 1; /* 0 is the timing input */
-    bench_check_inputs(op->coll, t, &op->shape, ctx->rank, 0, ctx->seed, ctx->h_send, ctx->h_recv);
+    bench_check_inputs(op->coll, t, &op->shape, ctx->rank, op->in_place, ctx->seed, ctx->h_send, ctx->h_recv);
     BENCH_CUDA(cudaMemcpy(ctx->d_send, ctx->h_send, send_bytes, cudaMemcpyHostToDevice));
     BENCH_CUDA(cudaMemcpy(ctx->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice));
     settle(ctx);
@@ -99,10 +123,23 @@ static long long check(mb_ctx *ctx, const mb_peer *p, const mb_op *op, cudaGraph
         launch_or_die(ctx, p, op);
     BENCH_CUDA(cudaStreamSynchronize(ctx->stream));
     BENCH_CUDA(cudaMemcpy(ctx->h_recv, ctx->d_recv, recv_bytes, cudaMemcpyDeviceToHost));
-    bad = (long long)bench_check_result(op->coll, t, &op->shape, ctx->rank, ctx->nranks, 0, ctx->seed,
+    if (op->in_place && op->coll == BENCH_REDUCE_SCATTER && p->rs_in_place_at_block)
+        memmove(ctx->h_recv, (char *)ctx->h_recv + op->shape.first * t->size, op->shape.count * t->size);
+    bad = (long long)bench_check_result(op->coll, t, &op->shape, ctx->rank, ctx->nranks, op->in_place, ctx->seed,
                                         ctx->h_recv);
     MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, ctx->comm);
     return total;
+}
+
+/* In place, and for bcast's one buffer, the calls read the receive buffer, where an earlier
+ * check may have left 0xff bytes (NaN as floats): the timed calls start from the timing input. */
+static void load_timing_input(mb_ctx *ctx, const mb_op *op)
+{
+    const bench_dtype *t = ctx->dtype;
+    size_t recv_bytes = bench_recv_buffer_elems(op->coll, &op->shape, op->in_place) * t->size;
+    bench_check_inputs(op->coll, t, &op->shape, ctx->rank, op->in_place, 0, ctx->h_send, ctx->h_recv);
+    BENCH_CUDA(cudaMemcpy(ctx->d_send, ctx->h_send, op->shape.send_elems * t->size, cudaMemcpyHostToDevice));
+    BENCH_CUDA(cudaMemcpy(ctx->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice));
 }
 
 static int batch_length(const mb_ctx *ctx, double probe_us)
@@ -119,11 +156,13 @@ void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
     const mb_options *o = ctx->opt;
     cudaGraphExec_t exec = NULL;
     char why[320] = "";
-    double local, probe, *mine, *slowest;
+    double local, probe, *mine, *batch;
     int ok, n;
 
     memset(res, 0, sizeof *res);
     res->wrong = -1;
+    if (op->in_place || op->coll == BENCH_BCAST)
+        load_timing_input(ctx, op);
 
     /* 1. First call. Every rank learns whether all could issue it before anyone waits on the
      * stream: a collective issued on some ranks only would never end. */
@@ -138,12 +177,12 @@ void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
     /* 2. One timed call (slowest rank), then the warm-up calls, as many as fit in one batch (at
      * most --warmup), timed together. The batch length comes from the faster of the two, so
      * one call slowed by the scheduler does not shrink every batch. */
-    local = time_batch(ctx, p, op, 1, NULL);
+    local = time_batch(ctx, p, op, 1, NULL, 1);
     MPI_Allreduce(&local, &probe, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
     n = batch_length(ctx, probe);
     if (o->warmup > 0) {
         double warm;
-        local = time_batch(ctx, p, op, o->warmup < n ? o->warmup : n, NULL);
+        local = time_batch(ctx, p, op, o->warmup < n ? o->warmup : n, NULL, 1);
         MPI_Allreduce(&local, &warm, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
         n = batch_length(ctx, warm < probe ? warm : probe);
     }
@@ -165,11 +204,11 @@ void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
     mine = malloc(2 * (size_t)o->reps * sizeof *mine);
     if (!mine)
         bench_fatal(__FILE__, __LINE__, "out of host memory");
-    slowest = mine + o->reps;
+    batch = mine + o->reps;
     for (int b = 0; b < o->reps; b++)
-        mine[b] = time_batch(ctx, p, op, n, exec);
-    MPI_Allreduce(mine, slowest, o->reps, MPI_DOUBLE, MPI_MAX, ctx->comm);
-    bench_summary s = bench_summarize(slowest, o->reps);
+        mine[b] = time_batch(ctx, p, op, n, exec, o->graph_launches);
+    combine(ctx, mine, batch, o->reps);
+    bench_summary s = bench_summarize(batch, o->reps);
     free(mine);
     res->ran = 1;
     res->iters = n;
@@ -177,9 +216,11 @@ void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
     res->min_us = s.min;
     res->max_us = s.max;
 
-    /* 5. Check. */
-    if (o->check)
-        res->wrong = check(ctx, p, op, exec);
+    /* 5. Checks. */
+    if (o->check > 0)
+        res->wrong = 0;
+    for (int k = 0; k < o->check; k++)
+        res->wrong += check(ctx, p, op, exec);
     if (exec)
         BENCH_CUDA(cudaGraphExecDestroy(exec));
     settle(ctx);

@@ -5,10 +5,10 @@
  *      as fit in --batch-ms, at most --iters, at least one;
  *   3. a graph peer captures N calls in one graph and replays it once, untimed;
  *   4. --reps batches of N calls, each after a barrier: stream peers timed with cudaEvents around
- *      the enqueued calls (or the graph launch), blocking peers with MPI_Wtime. A batch's time
- *      per call is that of the slowest rank; the median over batches is reported with the
- *      minimum and maximum;
- *   5. a check on fresh input: one more call (one graph replay), every element compared. */
+ *      the enqueued calls (or the -G graph launches), blocking peers with MPI_Wtime. A batch's
+ *      time per call is that of the slowest rank (-a 3; -a 0, 1, 2: rank 0's, the mean, the
+ *      fastest); the median over batches is reported with the minimum and maximum;
+ *   5. -c checks on fresh input: one more call (one graph replay) each, every element compared. */
 #ifndef MB_MEASURE_H
 #define MB_MEASURE_H
 
@@ -18,7 +18,7 @@ typedef struct {
     int ran;            /* 0: the peer could not run this point; note says why */
     char note[320];
     double median_us, min_us, max_us; /* time per call */
-    long long wrong;    /* elements wrong over all ranks; -1 when not checked */
+    long long wrong;    /* elements wrong over all ranks and checks; -1 when not checked */
     int iters;          /* calls per timed batch */
 } mb_result;
 

@@ -15,26 +15,30 @@ static int fail(mcoll_result rc, char *err, size_t len)
     return -1;
 }
 
+/* In place, the send buffer is MPI_IN_PLACE (for reduce on the root only), as in MPI. */
 static int launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
 {
     size_t n = op->shape.count;
     MPI_Datatype t = ctx->mpi_dtype;
+    MPI_Op mop = bench_op_mpi(op->shape.op);
+    int root = op->shape.root;
+    const void *send = op->in_place && (op->coll != BENCH_REDUCE || ctx->rank == root) ? MPI_IN_PLACE : ctx->d_send;
     mcoll_result rc = MCOLL_ERR_INVALID_ARG;
     switch (op->coll) {
     case BENCH_ALLREDUCE:
-        rc = mcoll_allreduce(ctx->d_send, ctx->d_recv, n, t, MPI_SUM, ctx->mcoll, ctx->stream);
+        rc = mcoll_allreduce(send, ctx->d_recv, n, t, mop, ctx->mcoll, ctx->stream);
         break;
     case BENCH_BCAST:
-        rc = mcoll_bcast(ctx->d_recv, n, t, BENCH_ROOT, ctx->mcoll, ctx->stream);
+        rc = mcoll_bcast(ctx->d_recv, n, t, root, ctx->mcoll, ctx->stream);
         break;
     case BENCH_REDUCE:
-        rc = mcoll_reduce(ctx->d_send, ctx->d_recv, n, t, MPI_SUM, BENCH_ROOT, ctx->mcoll, ctx->stream);
+        rc = mcoll_reduce(send, ctx->d_recv, n, t, mop, root, ctx->mcoll, ctx->stream);
         break;
     case BENCH_REDUCE_SCATTER:
-        rc = mcoll_reduce_scatter(ctx->d_send, ctx->d_recv, n, t, MPI_SUM, ctx->mcoll, ctx->stream);
+        rc = mcoll_reduce_scatter(send, ctx->d_recv, n, t, mop, ctx->mcoll, ctx->stream);
         break;
     case BENCH_ALLGATHER:
-        rc = mcoll_allgather(ctx->d_send, ctx->d_recv, n, t, ctx->mcoll, ctx->stream);
+        rc = mcoll_allgather(send, ctx->d_recv, n, t, ctx->mcoll, ctx->stream);
         break;
     default:
         break;

@@ -24,67 +24,89 @@ static int cuda_fail(cudaError_t e, char *err, size_t len)
     return -1;
 }
 
-static int mcoll_mpi_launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
+static int too_large(const mb_op *op, char *err, size_t len)
+{
+    if (op->shape.count <= INT_MAX)
+        return 0;
+    snprintf(err, len, "count above INT_MAX: no MPI-3 call takes it");
+    return 1;
+}
+
+/* One MPI call on `send`/`recv` (device or host), MPI_IN_PLACE as MPI allows it. */
+static int mpi_call(mb_ctx *ctx, const mb_op *op, int pmpi, const void *send, void *recv)
 {
     MPI_Datatype t = ctx->mpi_dtype;
     MPI_Comm comm = ctx->mpi_comm;
-    int rc = MPI_SUCCESS, n;
-    if (op->shape.count > INT_MAX) {
-        snprintf(err, len, "count above INT_MAX: no MPI-3 call takes it");
-        return -1;
-    }
-    n = (int)op->shape.count;
+    MPI_Op mop = bench_op_mpi(op->shape.op);
+    int n = (int)op->shape.count, root = op->shape.root;
+    if (op->in_place && (op->coll != BENCH_REDUCE || ctx->rank == root))
+        send = MPI_IN_PLACE;
     switch (op->coll) {
-    case BENCH_ALLREDUCE: rc = MPI_Allreduce(ctx->d_send, ctx->d_recv, n, t, MPI_SUM, comm); break;
-    case BENCH_BCAST: rc = MPI_Bcast(ctx->d_recv, n, t, BENCH_ROOT, comm); break;
-    case BENCH_REDUCE: rc = MPI_Reduce(ctx->d_send, ctx->d_recv, n, t, MPI_SUM, BENCH_ROOT, comm); break;
+    case BENCH_ALLREDUCE:
+        return pmpi ? PMPI_Allreduce(send, recv, n, t, mop, comm) : MPI_Allreduce(send, recv, n, t, mop, comm);
+    case BENCH_BCAST:
+        return pmpi ? PMPI_Bcast(recv, n, t, root, comm) : MPI_Bcast(recv, n, t, root, comm);
+    case BENCH_REDUCE:
+        return pmpi ? PMPI_Reduce(send, recv, n, t, mop, root, comm) : MPI_Reduce(send, recv, n, t, mop, root, comm);
     case BENCH_REDUCE_SCATTER:
-        rc = MPI_Reduce_scatter_block(ctx->d_send, ctx->d_recv, n, t, MPI_SUM, comm);
-        break;
-    case BENCH_ALLGATHER: rc = MPI_Allgather(ctx->d_send, n, t, ctx->d_recv, n, t, comm); break;
-    default: break;
+        return pmpi ? PMPI_Reduce_scatter_block(send, recv, n, t, mop, comm)
+                    : MPI_Reduce_scatter_block(send, recv, n, t, mop, comm);
+    case BENCH_ALLGATHER:
+        return pmpi ? PMPI_Allgather(send, n, t, recv, n, t, comm) : MPI_Allgather(send, n, t, recv, n, t, comm);
+    default:
+        return MPI_ERR_OTHER;
     }
+}
+
+static int mcoll_mpi_launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
+{
+    int rc;
+    if (too_large(op, err, len))
+        return -1;
+    rc = mpi_call(ctx, op, 0, ctx->d_send, ctx->d_recv);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(rc, bench_coll_name(op->coll), err, len);
 }
 
-/* Device to host before the call (send side), host to device after (receive side): only the
- * bytes each rank actually sends or receives are copied. */
+/* Device to host before the call, host to device after: only the elements this rank sends
+ * (from wherever the call reads them: the receive buffer in place) and receives. The host
+ * images mirror the device buffers, offsets included. */
 static int staged_launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
 {
-    MPI_Datatype t = ctx->mpi_dtype;
-    MPI_Comm comm = ctx->mpi_comm;
-    size_t es = ctx->dtype->size;
-    size_t send_bytes = op->shape.send_elems * es, recv_bytes = op->shape.recv_elems * es;
-    int root = ctx->rank == BENCH_ROOT, rc = MPI_SUCCESS, n, copy_in = 1, copy_out = 1;
+    const bench_shape *s = &op->shape;
+    size_t es = ctx->dtype->size, in_off = 0, in_n = 0, out_n = 0;
+    int root = ctx->rank == s->root, from_recv = op->in_place, rc;
     cudaError_t e;
-    if (op->shape.count > INT_MAX) {
-        snprintf(err, len, "count above INT_MAX: no MPI-3 call takes it");
+    if (too_large(op, err, len))
         return -1;
-    }
-    n = (int)op->shape.count;
-    if (op->coll == BENCH_BCAST) {
-        copy_in = 0; /* the root's buffer is the receive buffer */
-        copy_out = !root;
-        if (root && (e = cudaMemcpy(ctx->h_recv, ctx->d_recv, recv_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
-            return cuda_fail(e, err, len);
-    }
-    if (op->coll == BENCH_REDUCE)
-        copy_out = root;
-    if (copy_in && (e = cudaMemcpy(ctx->h_send, ctx->d_send, send_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
-        return cuda_fail(e, err, len);
     switch (op->coll) {
-    case BENCH_ALLREDUCE: rc = PMPI_Allreduce(ctx->h_send, ctx->h_recv, n, t, MPI_SUM, comm); break;
-    case BENCH_BCAST: rc = PMPI_Bcast(ctx->h_recv, n, t, BENCH_ROOT, comm); break;
-    case BENCH_REDUCE: rc = PMPI_Reduce(ctx->h_send, ctx->h_recv, n, t, MPI_SUM, BENCH_ROOT, comm); break;
-    case BENCH_REDUCE_SCATTER:
-        rc = PMPI_Reduce_scatter_block(ctx->h_send, ctx->h_recv, n, t, MPI_SUM, comm);
+    case BENCH_ALLREDUCE: in_n = out_n = s->count; break;
+    case BENCH_BCAST: /* the root's buffer is the receive buffer */
+        from_recv = 1;
+        in_n = root ? s->count : 0;
+        out_n = root ? 0 : s->count;
         break;
-    case BENCH_ALLGATHER: rc = PMPI_Allgather(ctx->h_send, n, t, ctx->h_recv, n, t, comm); break;
+    case BENCH_REDUCE:
+        from_recv = op->in_place && root;
+        in_n = s->count;
+        out_n = root ? s->count : 0;
+        break;
+    case BENCH_REDUCE_SCATTER: in_n = s->send_elems, out_n = s->count; break;
+    case BENCH_ALLGATHER:
+        in_n = s->count, out_n = s->recv_elems;
+        in_off = op->in_place ? (size_t)ctx->rank * s->count : 0;
+        break;
     default: break;
     }
+    if (in_n) {
+        const char *dev = (const char *)(from_recv ? ctx->d_recv : ctx->d_send) + in_off * es;
+        char *host = (char *)(from_recv ? ctx->h_recv : ctx->h_send) + in_off * es;
+        if ((e = cudaMemcpy(host, dev, in_n * es, cudaMemcpyDeviceToHost)) != cudaSuccess)
+            return cuda_fail(e, err, len);
+    }
+    rc = mpi_call(ctx, op, 1, ctx->h_send, ctx->h_recv);
     if (rc != MPI_SUCCESS)
         return mpi_fail(rc, bench_coll_name(op->coll), err, len);
-    if (copy_out && (e = cudaMemcpy(ctx->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+    if (out_n && (e = cudaMemcpy(ctx->d_recv, ctx->h_recv, out_n * es, cudaMemcpyHostToDevice)) != cudaSuccess)
         return cuda_fail(e, err, len);
     return 0;
 }

@@ -14,9 +14,9 @@
 typedef struct nccl_comm *nccl_comm_t;
 typedef struct { char internal[128]; } nccl_unique_id;
 typedef int nccl_result;                    /* ncclResult_t: 0 is ncclSuccess */
-enum { NCCL_SUM = 0 };                      /* ncclRedOp_t */
+enum { NCCL_SUM = 0, NCCL_MAX = 2, NCCL_MIN = 3 }; /* ncclRedOp_t */
 enum {                                      /* ncclDataType_t */
-    NCCL_INT8 = 0, NCCL_INT32 = 2, NCCL_UINT32 = 3, NCCL_INT64 = 4, NCCL_UINT64 = 5,
+    NCCL_INT8 = 0, NCCL_UINT8 = 1, NCCL_INT32 = 2, NCCL_UINT32 = 3, NCCL_INT64 = 4, NCCL_UINT64 = 5,
     NCCL_FLOAT32 = 7, NCCL_FLOAT64 = 8
 };
 
@@ -46,7 +46,9 @@ struct mb_nccl {
 static int nccl_type(const bench_dtype *t)
 {
     switch (t->type) {
-    case BENCH_T_CHAR: return NCCL_INT8;
+    case BENCH_T_CHAR:
+    case BENCH_T_INT8: return NCCL_INT8;
+    case BENCH_T_UINT8: return NCCL_UINT8;
     case BENCH_T_INT: return NCCL_INT32;
     case BENCH_T_UNSIGNED: return NCCL_UINT32;
     case BENCH_T_LONG: return t->size == 8 ? NCCL_INT64 : NCCL_INT32;
@@ -103,26 +105,43 @@ static int load(struct mb_nccl *nc, const char *path, char *why, size_t len)
     return 0;
 }
 
+static int nccl_op(bench_op op)
+{
+    switch (op) {
+    case BENCH_OP_MIN: return NCCL_MIN;
+    case BENCH_OP_MAX: return NCCL_MAX;
+    default: return NCCL_SUM;
+    }
+}
+
+/* In place as nccl-tests does it, on MPI's layouts (peers.h): the send buffer is the receive
+ * buffer (for reduce on the root; for allgather, this rank's block of it), and reduce_scatter
+ * writes this rank's block of its input, which is the receive buffer. */
 static int launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
 {
     struct mb_nccl *nc = ctx->nccl;
-    size_t n = op->shape.count;
+    size_t n = op->shape.count, es = ctx->dtype->size;
+    int root = op->shape.root, rop = nccl_op(op->shape.op), ip = op->in_place;
+    char *recv = ctx->d_recv;
+    const void *send = ip && (op->coll != BENCH_REDUCE || ctx->rank == root) ? (const void *)recv : ctx->d_send;
     nccl_result r = 0;
     switch (op->coll) {
     case BENCH_ALLREDUCE:
-        r = nc->all_reduce(ctx->d_send, ctx->d_recv, n, nc->dtype, NCCL_SUM, nc->comm, ctx->stream);
+        r = nc->all_reduce(send, recv, n, nc->dtype, rop, nc->comm, ctx->stream);
         break;
     case BENCH_BCAST:
-        r = nc->broadcast(ctx->d_recv, ctx->d_recv, n, nc->dtype, BENCH_ROOT, nc->comm, ctx->stream);
+        r = nc->broadcast(recv, recv, n, nc->dtype, root, nc->comm, ctx->stream);
         break;
     case BENCH_REDUCE:
-        r = nc->reduce(ctx->d_send, ctx->d_recv, n, nc->dtype, NCCL_SUM, BENCH_ROOT, nc->comm, ctx->stream);
+        r = nc->reduce(send, recv, n, nc->dtype, rop, root, nc->comm, ctx->stream);
         break;
     case BENCH_REDUCE_SCATTER:
-        r = nc->reduce_scatter(ctx->d_send, ctx->d_recv, n, nc->dtype, NCCL_SUM, nc->comm, ctx->stream);
+        r = nc->reduce_scatter(send, ip ? recv + op->shape.first * es : recv, n, nc->dtype, rop, nc->comm,
+                               ctx->stream);
         break;
     case BENCH_ALLGATHER:
-        r = nc->all_gather(ctx->d_send, ctx->d_recv, n, nc->dtype, nc->comm, ctx->stream);
+        r = nc->all_gather(ip ? recv + (size_t)ctx->rank * n * es : ctx->d_send, recv, n, nc->dtype, nc->comm,
+                           ctx->stream);
         break;
     default:
         break;
@@ -149,6 +168,7 @@ void mb_nccl_setup(mb_ctx *ctx)
     ctx->peer[MB_NCCL].kind = MB_STREAM;
     ctx->peer[MB_NCCL_GRAPH].kind = MB_GRAPH;
     ctx->peer[MB_NCCL].launch = ctx->peer[MB_NCCL_GRAPH].launch = launch;
+    ctx->peer[MB_NCCL].rs_in_place_at_block = ctx->peer[MB_NCCL_GRAPH].rs_in_place_at_block = 1;
     if (!ctx->peer[MB_NCCL].enabled && !ctx->peer[MB_NCCL_GRAPH].enabled) {
         unavailable(ctx, "not chosen");
         return;

@@ -23,10 +23,15 @@ typedef enum { MB_STREAM, MB_GRAPH, MB_BLOCKING } mb_kind;
 
 struct mb_ctx;
 
-/* One collective at one size; the buffers are the context's. */
+/* One collective at one size, out of place or in place; the buffers are the context's. In
+ * place follows MPI's layouts (MPI_IN_PLACE): the input in the receive buffer (all of it for
+ * reduce_scatter, this rank's block for allgather, the root's for reduce; bcast has one buffer
+ * either way). NCCL's in-place reduce_scatter leaves the result at this rank's block of that
+ * buffer (rs_in_place_at_block). */
 typedef struct {
     bench_coll coll;
-    bench_shape shape;
+    bench_shape shape;  /* with the root and op of the run */
+    int in_place;
 } mb_op;
 
 /* Issue one call. Returns 0, or -1 with the reason in err. */
@@ -40,6 +45,7 @@ typedef struct {
     int ready;         /* set up on every rank */
     char why[256];     /* why not ready */
     int nccl_ref;      /* the NCCL peer this one's "vs NCCL" column divides by, or -1 */
+    int rs_in_place_at_block; /* in-place reduce_scatter result at this rank's block, not at 0 */
 } mb_peer;
 
 const char *mb_peer_name(int id);

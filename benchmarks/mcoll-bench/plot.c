@@ -6,13 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bench_cli.h"
+
+/* The plots show the out-of-place rows (nccl-tests' first columns), or the in-place ones when
+ * only those were measured. */
+static int plotted(const mb_report *rep, const mb_row *r)
+{
+    return r->in_place == rep->plot_in_place;
+}
 
 static int has_data(const mb_report *rep, bench_coll c, int peer)
 {
     for (size_t i = 0; i < rep->nrows; i++)
-        if (rep->rows[i].coll == c && (peer < 0 || rep->rows[i].peer == peer))
+        if (plotted(rep, &rep->rows[i]) && rep->rows[i].coll == c && (peer < 0 || rep->rows[i].peer == peer))
             return 1;
     return 0;
 }
@@ -29,7 +37,7 @@ static int write_data(const mb_report *rep, bench_coll c, int peer)
     fprintf(f, "# bytes time_us_median busbw_GBps\n");
     for (size_t i = 0; i < rep->nrows; i++) {
         const mb_row *r = &rep->rows[i];
-        if (r->coll == c && r->peer == peer)
+        if (plotted(rep, r) && r->coll == c && r->peer == peer)
             fprintf(f, "%zu %.3f %.4f\n", r->bytes, r->res.median_us, r->busbw);
     }
     fclose(f);
@@ -148,23 +156,64 @@ static void shell_quote(const char *text, char *out, size_t len)
     out[o] = '\0';
 }
 
+/* The matplotlib script: mcoll-bench-plot beside this program (where the build and make
+ * install put it), else the source tree's benchmarks/plot.py. Returns 0 with its path in buf. */
+static int find_script(char *buf, size_t len)
+{
+    char exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(buf, len, "%s/mcoll-bench-plot", exe);
+            if (access(buf, R_OK) == 0)
+                return 0;
+        }
+    }
+#ifdef MB_PLOT_SCRIPT
+    snprintf(buf, len, "%s", MB_PLOT_SCRIPT);
+    if (access(buf, R_OK) == 0)
+        return 0;
+#endif
+    return -1;
+}
+
+/* gnuplot when it is installed, else python3 with matplotlib (what GPU machines tend to have). */
 void mb_plot_run(const mb_report *rep, int enabled)
 {
-    char dir[2100], cmd[2300];
+    char dir[2100], script[1100], quoted[2300], cmd[4600];
     if (rep->nrows == 0)
         return;
     if (!enabled) {
         printf("# plots: not made (--no-plot); script %s/plots.gp\n", rep->dir);
         return;
     }
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        printf("# plots: gnuplot is not installed; data and script are in %s (plots.gp)\n", rep->dir);
+    shell_quote(rep->dir, dir, sizeof dir);
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        snprintf(cmd, sizeof cmd, "cd %s && gnuplot plots.gp", dir);
+        if (system(cmd) != 0)
+            printf("# plots: gnuplot failed on %s/plots.gp\n", rep->dir);
+        else
+            printf("# plots: %s/<collective>-latency.png and -busbw.png (gnuplot)\n", rep->dir);
         return;
     }
-    shell_quote(rep->dir, dir, sizeof dir);
-    snprintf(cmd, sizeof cmd, "cd %s && gnuplot plots.gp", dir);
+    if (find_script(script, sizeof script) != 0) {
+        printf("# plots: gnuplot is not installed and benchmarks/plot.py was not found; data and script are in %s "
+               "(plots.gp, results.csv)\n", rep->dir);
+        return;
+    }
+    if (system("python3 -c 'import matplotlib' >/dev/null 2>&1") != 0) {
+        printf("# plots: neither gnuplot nor python3 with matplotlib is installed; later: python3 %s %s, or "
+               "cd %s && gnuplot plots.gp\n", script, rep->dir, rep->dir);
+        return;
+    }
+    shell_quote(script, quoted, sizeof quoted);
+    snprintf(cmd, sizeof cmd, "python3 %s %s >/dev/null", quoted, dir);
     if (system(cmd) != 0)
-        printf("# plots: gnuplot failed on %s/plots.gp\n", rep->dir);
+        printf("# plots: python3 %s failed on %s/results.csv\n", script, rep->dir);
     else
-        printf("# plots: %s/<collective>-latency.png and -busbw.png\n", rep->dir);
+        printf("# plots: %s/<collective>-latency.png and -busbw.png (matplotlib; gnuplot is not installed)\n",
+               rep->dir);
 }

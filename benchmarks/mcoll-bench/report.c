@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,40 @@
 #include "bench_cli.h"
 #include "bench_cuda.h"
 #include "mcoll.h"
+
+/* --- output ------------------------------------------------------------------------------- */
+
+/* Everything rank 0 prints from the header on goes to stdout and to table.txt. */
+static void out(const mb_report *rep, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    if (rep && rep->table) {
+        va_start(ap, fmt);
+        vfprintf(rep->table, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void flush(const mb_report *rep)
+{
+    fflush(stdout);
+    if (rep && rep->table)
+        fflush(rep->table);
+}
+
+/* nccl-tests' number format: `width` characters, two decimals where they fit, fewer or an
+ * exponent where not. */
+static void number(double v, int width, char *buf, size_t len)
+{
+    static const char *const formats[] = { "%*.2f", "%*.1f", "%*.0f" };
+    for (int i = 0; i < 3; i++)
+        if (snprintf(buf, len, formats[i], width, v) <= width)
+            return;
+    snprintf(buf, len, "%*.1e", width, v);
+}
 
 /* --- output directory and CSV ------------------------------------------------------------- */
 
@@ -37,6 +72,7 @@ int mb_report_open(mb_report *rep, const mb_ctx *ctx, const char *dir, char *why
     char path[1100];
     memset(rep, 0, sizeof *rep);
     rep->nranks = ctx->nranks;
+    rep->plot_in_place = !(ctx->opt->places & MB_OUT_OF_PLACE);
     snprintf(rep->dtype, sizeof rep->dtype, "%s", ctx->dtype->name);
     snprintf(rep->dir, sizeof rep->dir, "%s", dir);
     if (make_dirs(dir) != 0) {
@@ -49,8 +85,15 @@ int mb_report_open(mb_report *rep, const mb_ctx *ctx, const char *dir, char *why
         snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    /* The first ten columns are those of earlier mcoll-bench versions; the rest were added. */
     fprintf(rep->csv, "collective,bytes,peer,time_us_median,time_us_min,time_us_max,"
-                      "algbw_GBps,busbw_GBps,wrong,ranks\n");
+                      "algbw_GBps,busbw_GBps,wrong,ranks,count,type,redop,root,in_place\n");
+    snprintf(path, sizeof path, "%s/table.txt", dir);
+    rep->table = fopen(path, "w");
+    if (!rep->table) {
+        snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -58,7 +101,9 @@ void mb_report_close(mb_report *rep)
 {
     if (rep->csv)
         fclose(rep->csv);
-    rep->csv = NULL;
+    if (rep->table)
+        fclose(rep->table);
+    rep->csv = rep->table = NULL;
 }
 
 static void keep_row(mb_report *rep, const mb_row *row)
@@ -78,20 +123,36 @@ static void keep_row(mb_report *rep, const mb_row *row)
 
 typedef struct {
     char host[64];
-    char gpu[160];
+    char gpu[128];
+    char bus[32];
     int device;
+    int pid;
 } rank_info;
 
-static void print_env(const char *name, const char *unset_meaning)
+static void print_env(const mb_report *rep, const char *name, const char *unset_meaning)
 {
     const char *v = getenv(name);
     if (v)
-        printf("# %-17s %s\n", name, v);
+        out(rep, "# %-17s %s\n", name, v);
     else
-        printf("# %-17s (unset: %s)\n", name, unset_meaning);
+        out(rep, "# %-17s (unset: %s)\n", name, unset_meaning);
 }
 
-static void print_gpus(const mb_ctx *ctx, const rank_info *all, int n)
+/* nccl-tests' settings line. */
+static void print_settings_line(const mb_report *rep, const mb_options *o)
+{
+    char step[64];
+    if (o->step_bytes)
+        snprintf(step, sizeof step, "%zu(bytes)", o->step_bytes);
+    else
+        snprintf(step, sizeof step, "%g(factor)", o->step);
+    out(rep, "# nThread 1 nGpus 1 minBytes %zu maxBytes %zu step: %s warmup iters: %d iters: %d agg iters: 1 "
+             "validation: %d graph: %d\n",
+        o->min_bytes, o->max_bytes, step, o->warmup, o->iters, o->check, o->graph_launches);
+}
+
+/* nccl-tests' device lines, and the line saying whether ranks share GPUs. */
+static void print_gpus(const mb_report *rep, const mb_ctx *ctx, const rank_info *all, int n)
 {
     int hosts = 0;
     for (int r = 0; r < n; r++) {
@@ -100,45 +161,88 @@ static void print_gpus(const mb_ctx *ctx, const rank_info *all, int n)
             new_host &= strcmp(all[q].host, all[r].host) != 0;
         hosts += new_host;
     }
-    printf("# %-17s %s%s\n", "host", all[0].host, hosts > 1 ? " and others: ranks span several hosts" : "");
-    if (ctx->shared_gpu[0])
-        printf("# %-17s %d on %d GPU%s: %s (CUDA MPS lets them run side by side); times are those of\n"
-               "# %-17s shared GPUs, not of NVLink between GPUs\n",
-               "ranks", n, ctx->ngpus, ctx->ngpus == 1 ? "" : "s", ctx->shared_gpu, "");
-    else
-        printf("# %-17s %d, one process per GPU\n", "ranks", n);
+    out(rep, "#\n# Using devices\n");
     for (int r = 0; r < n; r++) {
         if (n > 16 && r == 8) {
-            printf("# %-17s ... and %d more\n", "", n - 8);
+            out(rep, "#  ... and %d more ranks\n", n - 8);
             break;
         }
-        printf("# %-17s rank %d: GPU %d %s%s%s\n", r == 0 ? "GPUs" : "", r, all[r].device, all[r].gpu,
-               hosts > 1 ? " on " : "", hosts > 1 ? all[r].host : "");
+        out(rep, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [%s] %s\n", r, all[r].pid, all[r].host,
+            all[r].device, all[r].bus, all[r].gpu);
+    }
+    out(rep, "#\n# %-17s %s%s\n", "host", all[0].host, hosts > 1 ? " and others: ranks span several hosts" : "");
+    if (ctx->shared_gpu[0])
+        out(rep, "# %-17s %d on %d GPU%s: %s (CUDA MPS lets them run side by side); times are those of\n"
+                 "# %-17s shared GPUs, not of NVLink between GPUs\n",
+            "ranks", n, ctx->ngpus, ctx->ngpus == 1 ? "" : "s", ctx->shared_gpu, "");
+    else
+        out(rep, "# %-17s %d, one process per GPU\n", "ranks", n);
+}
+
+static const char *places_text(int places)
+{
+    switch (places) {
+    case MB_OUT_OF_PLACE: return "out of place only (--place out): the in-place columns show -";
+    case MB_IN_PLACE: return "in place only (--place in): the out-of-place columns show -";
+    default: return "out of place, then in place (MPI_IN_PLACE; NCCL: the same buffer)";
     }
 }
 
-static void print_sizes(const mb_options *o)
+static const char *average_text(int average)
 {
-    char lo[32], hi[32];
-    bench_format_bytes(o->min_bytes, lo, sizeof lo);
-    bench_format_bytes(o->max_bytes, hi, sizeof hi);
-    printf("# %-17s %s .. %s, x%g%s\n", "sizes", lo, hi, o->step, o->quick ? " (--quick)" : "");
-    printf("# %-17s median of %d batches; a batch is at most %d calls (fewer when large: about %g ms)\n",
-           "timing", o->reps, o->iters, o->batch_ms);
-    printf("# %-17s after 1 + %d untimed calls; stream peers: cudaEvents around the enqueued calls;\n", "",
-           o->warmup);
-    printf("# %-17s MPI peers: MPI_Wtime around the calls after a barrier; time = slowest rank\n", "");
-    printf("# %-17s %s\n", "check", o->check ? "after timing, fresh input, every element: #wrong" : "off (--no-check)");
+    switch (average) {
+    case 0: return "rank 0's time (-a 0)";
+    case 1: return "the mean over ranks (-a 1)";
+    case 2: return "the fastest rank (-a 2)";
+    default: return "the slowest rank (-a 3)";
+    }
 }
 
-void mb_report_header(const mb_report *rep, const mb_ctx *ctx)
+static void print_settings(const mb_report *rep, const mb_options *o)
+{
+    char lo[32], hi[32], step[48];
+    bench_format_bytes(o->min_bytes, lo, sizeof lo);
+    bench_format_bytes(o->max_bytes, hi, sizeof hi);
+    if (o->step_bytes) {
+        char inc[32];
+        bench_format_bytes(o->step_bytes, inc, sizeof inc);
+        snprintf(step, sizeof step, "+%s", inc);
+    } else {
+        snprintf(step, sizeof step, "x%g", o->step);
+    }
+    out(rep, "# %-17s %s (%s, nccl-tests %s), op %s, root %d\n", "datatype", o->dtype->name, o->dtype->mpi_name,
+        o->dtype->nccl_name, bench_op_name(o->op), o->root);
+    out(rep, "# %-17s %s .. %s, %s%s\n", "sizes", lo, hi, step, o->quick ? " (--quick)" : "");
+    out(rep, "# %-17s %s\n", "places", places_text(o->places));
+    out(rep, "# %-17s median of %d batches; a batch is at most %d calls (fewer when large: about %g ms)\n",
+        "timing", o->reps, o->iters, o->batch_ms);
+    out(rep, "# %-17s after 1 + %d untimed calls; stream peers: cudaEvents around the enqueued calls%s;\n", "",
+        o->warmup, o->graph_launches > 1 ? " (graphs: -G launches)" : "");
+    out(rep, "# %-17s MPI peers: MPI_Wtime around the calls after a barrier; time = %s\n", "",
+        average_text(o->average));
+    if (o->check)
+        out(rep, "# %-17s after timing, %d call%s on fresh input, every element: #wrong\n", "check", o->check,
+            o->check == 1 ? "" : "s");
+    else
+        out(rep, "# %-17s off (-c 0): #wrong shows N/A\n", "check");
+}
+
+void mb_report_header(mb_report *rep, const mb_ctx *ctx)
 {
     rank_info me, *all = NULL;
+    struct cudaDeviceProp prop;
     memset(&me, 0, sizeof me);
     if (gethostname(me.host, sizeof me.host - 1) != 0)
         snprintf(me.host, sizeof me.host, "unknown");
-    bench_gpu_describe(me.gpu, sizeof me.gpu);
+    me.host[strcspn(me.host, ".")] = '\0';
     me.device = ctx->device;
+    me.pid = (int)getpid();
+    if (cudaGetDeviceProperties(&prop, ctx->device) == cudaSuccess)
+        snprintf(me.gpu, sizeof me.gpu, "%.127s", prop.name);
+    else
+        snprintf(me.gpu, sizeof me.gpu, "unknown GPU");
+    if (cudaDeviceGetPCIBusId(me.bus, (int)sizeof me.bus, ctx->device) != cudaSuccess)
+        snprintf(me.bus, sizeof me.bus, "?");
     if (ctx->rank == 0 && !(all = malloc((size_t)ctx->nranks * sizeof *all)))
         bench_fatal(__FILE__, __LINE__, "out of host memory");
     MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, ctx->comm);
@@ -152,46 +256,71 @@ void mb_report_header(const mb_report *rep, const mb_ctx *ctx)
     MPI_Get_library_version(mpi, &len);
     mpi[strcspn(mpi, "\n,")] = '\0';
 
-    printf("# mcoll-bench: MPI collectives on GPU buffers, mcoll vs NCCL vs staged MPI\n");
-    printf("# %-17s %s\n", "date", date);
-    print_gpus(ctx, all, ctx->nranks);
-    printf("# %-17s %d.%d (API %d.%d)\n", "mcoll", v / 1000, v % 1000, MCOLL_API_VERSION_MAJOR,
-           MCOLL_API_VERSION_MINOR);
-    printf("# %-17s %s\n", "communicator", ctx->mcoll_desc);
-    printf("# %-17s %s\n", "MPI", mpi);
-    printf("# %-17s %s\n", "NCCL", mb_nccl_describe(ctx));
-    print_env("NCCL_NVLS_ENABLE", "NCCL and mcoll use NVLink multicast where the hardware has it");
-    print_env("MCOLL_NVLS", "auto");
-    printf("# %-17s %s (%s), op MPI_SUM, root %d\n", "datatype", ctx->dtype->name, ctx->dtype->mpi_name,
-           BENCH_ROOT);
-    print_sizes(ctx->opt);
+    out(rep, "# mcoll-bench: MPI collectives on GPU buffers, mcoll vs NCCL vs staged MPI\n");
+    print_settings_line(rep, ctx->opt);
+    print_gpus(rep, ctx, all, ctx->nranks);
+    out(rep, "# %-17s %s\n", "date", date);
+    out(rep, "# %-17s %d.%d (API %d.%d)\n", "mcoll", v / 1000, v % 1000, MCOLL_API_VERSION_MAJOR,
+        MCOLL_API_VERSION_MINOR);
+    out(rep, "# %-17s %s\n", "communicator", ctx->mcoll_desc);
+    out(rep, "# %-17s %s\n", "MPI", mpi);
+    out(rep, "# %-17s %s\n", "NCCL", mb_nccl_describe(ctx));
+    print_env(rep, "NCCL_NVLS_ENABLE", "NCCL and mcoll use NVLink multicast where the hardware has it");
+    print_env(rep, "MCOLL_NVLS", "auto");
+    print_settings(rep, ctx->opt);
     for (int p = 0; p < MB_NPEERS; p++) {
         const mb_peer *peer = &ctx->peer[p];
         if (!peer->enabled)
-            printf("# peer %-12s not chosen (--peers)\n", peer->name);
+            out(rep, "# peer %-12s not chosen (%s)\n", peer->name,
+                ctx->opt->graph_launches == 0 && (p == MB_MCOLL_GRAPH || p == MB_NCCL_GRAPH) ? "-G 0" : "--peers");
         else if (!peer->ready && (p == MB_NCCL || p == MB_NCCL_GRAPH) && ctx->shared_gpu[0])
             continue; /* the NCCL line above says why, once */
         else if (!peer->ready)
-            printf("# peer %-12s not available: %s\n", peer->name, peer->why);
+            out(rep, "# peer %-12s not available: %s\n", peer->name, peer->why);
     }
-    printf("# %-17s %s/results.csv\n", "output", rep->dir);
-    printf("# vs NCCL = NCCL time / this time (mcoll vs nccl, mcoll-graph vs nccl-graph, mcoll-mpi vs\n"
-           "# nccl); vs staged = staged time / this time; above 1 means faster.\n");
-    fflush(stdout);
+    out(rep, "# %-17s %s/results.csv, %s/table.txt\n", "output", rep->dir, rep->dir);
+    out(rep, "# Columns as nccl-tests prints them, then: peer; vs NCCL = NCCL time / this time (mcoll vs\n"
+             "# nccl, mcoll-graph vs nccl-graph, mcoll-mpi vs nccl); vs staged = staged time / this time;\n"
+             "# above 1 means faster; out-of-place times where measured, else in-place.\n#\n");
+    flush(rep);
     free(all);
 }
 
 /* --- table --------------------------------------------------------------------------------- */
 
-void mb_report_collective(const mb_ctx *ctx, bench_coll coll)
+static void print_columns(const mb_report *rep)
 {
-    int reduces = coll == BENCH_ALLREDUCE || coll == BENCH_REDUCE || coll == BENCH_REDUCE_SCATTER;
-    printf("#\n# %s: %s%s, %d ranks; busbw = algbw x %s = algbw x %.3f\n", bench_coll_name(coll),
-           ctx->dtype->name, reduces ? ", MPI_SUM" : "", ctx->nranks, bench_busbw_formula(coll),
-           bench_busbw_factor(coll, ctx->nranks));
-    printf("%-13s  %-12s %10s %12s %12s %8s %9s %10s\n", "#       bytes", "peer", "time(us)", "algbw(GB/s)",
-           "busbw(GB/s)", "#wrong", "vs NCCL", "vs staged");
-    fflush(stdout);
+    out(rep, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n", "", "", "", "",
+        "");
+    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-12s  %7s  %9s\n", "size", "count",
+        "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "peer",
+        "vs NCCL", "vs staged");
+    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "", "",
+        "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+}
+
+static void print_block_title(const mb_report *rep, bench_coll coll, const mb_options *o, int nranks)
+{
+    out(rep, "# %s: %s, %s", bench_coll_name(coll), o->dtype->name,
+        bench_coll_reduces(coll) ? bench_op_name(o->op) : "no op");
+    if (bench_coll_has_root(coll))
+        out(rep, ", root %d", o->root);
+    if (nranks > 0)
+        out(rep, ", %d ranks; busbw = algbw x %s = algbw x %.3f\n", nranks, bench_busbw_formula(coll),
+            bench_busbw_factor(coll, nranks));
+    else
+        out(rep, "; busbw = algbw x %s (n ranks)\n", bench_busbw_formula(coll));
+}
+
+void mb_report_collective(mb_report *rep, const mb_ctx *ctx, bench_coll coll)
+{
+    memset(rep->busbw_sum, 0, sizeof rep->busbw_sum);
+    memset(rep->busbw_rows, 0, sizeof rep->busbw_rows);
+    rep->wrong = 0;
+    rep->checked = 0;
+    print_block_title(rep, coll, ctx->opt, ctx->nranks);
+    print_columns(rep);
+    flush(rep);
 }
 
 static void ratio(char *buf, size_t len, const mb_result *ref, const mb_result *r)
@@ -202,52 +331,130 @@ static void ratio(char *buf, size_t len, const mb_result *ref, const mb_result *
         snprintf(buf, len, "-");
 }
 
-void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb_result *res,
+/* The four columns of one place: time, algbw, busbw, #wrong; dashes where it did not run. */
+static void print_place(const mb_report *rep, const mb_result *r, double bytes, double factor)
+{
+    char t[16], a[16], b[16], w[24];
+    if (!r->ran) {
+        out(rep, "  %7s  %6s  %6s  %6s", "-", "-", "-", "-");
+        return;
+    }
+    number(r->median_us, 7, t, sizeof t);
+    number(bytes / r->median_us / 1e3, 6, a, sizeof a);
+    number(bytes / r->median_us / 1e3 * factor, 6, b, sizeof b);
+    if (r->wrong < 0)
+        snprintf(w, sizeof w, "%6s", "N/A");
+    else
+        snprintf(w, sizeof w, "%6lld", r->wrong);
+    out(rep, "  %7s  %6s  %6s  %6s", t, a, b, w);
+}
+
+static void record(mb_report *rep, const mb_ctx *ctx, const mb_op *op, int peer, int in_place, const mb_result *r)
+{
+    mb_row row;
+    const bench_shape *s = &op->shape;
+    memset(&row, 0, sizeof row);
+    row.coll = op->coll;
+    row.bytes = s->bytes;
+    row.peer = peer;
+    row.in_place = in_place;
+    row.res = *r;
+    row.algbw = (double)s->bytes / r->median_us / 1e3;
+    row.busbw = row.algbw * bench_busbw_factor(op->coll, ctx->nranks);
+    rep->busbw_sum[peer] += row.busbw;
+    rep->busbw_rows[peer]++;
+    if (r->wrong >= 0) {
+        rep->wrong += r->wrong;
+        rep->checked = 1;
+    }
+    rep->any_wrong |= r->wrong > 0;
+    if (rep->csv) {
+        fprintf(rep->csv, "%s,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,", bench_coll_name(op->coll), row.bytes,
+                mb_peer_name(peer), r->median_us, r->min_us, r->max_us, row.algbw, row.busbw);
+        if (r->wrong >= 0)
+            fprintf(rep->csv, "%lld", r->wrong);
+        fprintf(rep->csv, ",%d,%zu,%s,%s,%d,%d\n", ctx->nranks, s->count, ctx->dtype->nccl_name,
+                bench_coll_reduces(op->coll) ? bench_op_name(s->op) : "none",
+                bench_coll_has_root(op->coll) ? s->root : -1, in_place);
+    }
+    keep_row(rep, &row);
+}
+
+void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb_result res[2][MB_NPEERS],
                     int first_size)
 {
+    const bench_shape *s = &op->shape;
     double factor = bench_busbw_factor(op->coll, ctx->nranks);
     for (int p = 0; p < MB_NPEERS; p++) {
         const mb_peer *peer = &ctx->peer[p];
-        const mb_result *r = &res[p];
-        char vs_nccl[16], vs_staged[16], wrong[24];
-        mb_row row;
+        const mb_result *o = &res[0][p], *i = &res[1][p];
+        /* The comparisons use out-of-place times where they were measured. */
+        int k = o->ran || !(ctx->opt->places & MB_IN_PLACE) ? 0 : 1;
+        char vs_nccl[16], vs_staged[16];
         if (!peer->enabled)
             continue;
         if (!peer->ready) { /* said once per collective; the header has it too */
             if (first_size)
-                printf("%13zu  %-12s %s\n", op->shape.bytes, peer->name, peer->why);
+                out(rep, "# %10zu  %-12s %s\n", s->bytes, peer->name, peer->why);
             continue;
         }
-        if (!r->ran) {
-            printf("%13zu  %-12s %s\n", op->shape.bytes, peer->name, r->note);
+        for (int pl = 0; pl < 2; pl++)
+            if (ctx->opt->places & (pl ? MB_IN_PLACE : MB_OUT_OF_PLACE) && !res[pl][p].ran)
+                out(rep, "# %10zu  %-12s %s: %s\n", s->bytes, peer->name, pl ? "in place" : "out of place",
+                    res[pl][p].note);
+        if (!o->ran && !i->ran)
             continue;
-        }
-        memset(&row, 0, sizeof row);
-        row.coll = op->coll;
-        row.bytes = op->shape.bytes;
-        row.peer = p;
-        row.res = *r;
-        row.algbw = (double)op->shape.bytes / r->median_us / 1e3;
-        row.busbw = row.algbw * factor;
-        ratio(vs_nccl, sizeof vs_nccl, peer->nccl_ref >= 0 ? &res[peer->nccl_ref] : NULL, r);
-        ratio(vs_staged, sizeof vs_staged, p != MB_STAGED && ctx->peer[MB_STAGED].enabled ? &res[MB_STAGED] : NULL, r);
-        if (r->wrong < 0)
-            snprintf(wrong, sizeof wrong, "-");
-        else
-            snprintf(wrong, sizeof wrong, "%lld", r->wrong);
-        rep->any_wrong |= r->wrong > 0;
-        printf("%13zu  %-12s %10.2f %12.2f %12.2f %8s %9s %10s\n", row.bytes, peer->name, r->median_us,
-               row.algbw, row.busbw, wrong, vs_nccl, vs_staged);
-        if (rep->csv) {
-            fprintf(rep->csv, "%s,%zu,%s,%.3f,%.3f,%.3f,%.4f,%.4f,", bench_coll_name(op->coll), row.bytes,
-                    peer->name, r->median_us, r->min_us, r->max_us, row.algbw, row.busbw);
-            if (r->wrong >= 0)
-                fprintf(rep->csv, "%lld", r->wrong);
-            fprintf(rep->csv, ",%d\n", ctx->nranks);
-        }
-        keep_row(rep, &row);
+        ratio(vs_nccl, sizeof vs_nccl, peer->nccl_ref >= 0 ? &res[k][peer->nccl_ref] : NULL, &res[k][p]);
+        ratio(vs_staged, sizeof vs_staged,
+              p != MB_STAGED && ctx->peer[MB_STAGED].enabled ? &res[k][MB_STAGED] : NULL, &res[k][p]);
+        out(rep, "%12zu  %12zu  %8s  %6s  %6d", s->bytes, s->count, ctx->dtype->nccl_name,
+            bench_coll_reduces(op->coll) ? bench_op_name(s->op) : "none",
+            bench_coll_has_root(op->coll) ? s->root : -1);
+        print_place(rep, o, (double)s->bytes, factor);
+        print_place(rep, i, (double)s->bytes, factor);
+        out(rep, "  %-12s  %7s  %9s\n", peer->name, vs_nccl, vs_staged);
+        if (o->ran)
+            record(rep, ctx, op, p, 0, o);
+        if (i->ran)
+            record(rep, ctx, op, p, 1, i);
     }
-    fflush(stdout);
+    flush(rep);
     if (rep->csv)
         fflush(rep->csv);
+}
+
+/* nccl-tests' closing lines, with a bus bandwidth line per peer. */
+void mb_report_footer(mb_report *rep, const mb_ctx *ctx)
+{
+    if (rep->checked)
+        out(rep, "# %-20s : %lld %s\n", "Out of bounds values", rep->wrong, rep->wrong ? "FAILED" : "OK");
+    else
+        out(rep, "# %-20s : N/A (not checked)\n", "Out of bounds values");
+    for (int p = 0; p < MB_NPEERS; p++)
+        if (rep->busbw_rows[p] > 0)
+            out(rep, "# %-20s : %g  (peer %s)\n", "Avg bus bandwidth", rep->busbw_sum[p] / rep->busbw_rows[p],
+                ctx->peer[p].name);
+    out(rep, "#\n");
+    flush(rep);
+}
+
+void mb_report_dry_run(const mb_options *o)
+{
+    out(NULL, "# mcoll-bench: MPI collectives on GPU buffers, mcoll vs NCCL vs staged MPI\n");
+    print_settings_line(NULL, o);
+    out(NULL, "# dry run: the settings below, nothing measured\n");
+    print_settings(NULL, o);
+    out(NULL, "# %-17s", "collectives");
+    for (int c = 0; c < BENCH_NCOLLS; c++)
+        if (o->coll[c])
+            out(NULL, " %s", bench_coll_name((bench_coll)c));
+    out(NULL, "\n# %-17s", "peers");
+    for (int p = 0; p < MB_NPEERS; p++)
+        if (o->peer[p])
+            out(NULL, " %s", mb_peer_name(p));
+    out(NULL, "\n# %-17s %s\n", "output", o->outdir ? o->outdir : "mcoll-bench-<date>-<time>");
+    out(NULL, "# %-17s a block per collective, headed by a line such as\n#\n", "table");
+    print_block_title(NULL, BENCH_ALLREDUCE, o, 0);
+    print_columns(NULL);
+    flush(NULL);
 }
