@@ -82,6 +82,75 @@ int PMPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_
     return real_PMPI_Allgather(s, sn, st, r, rn, rt, c);
 }
 
+typedef int (*scan_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*reduce_local_fn)(const void *, void *, int, MPI_Datatype, MPI_Op);
+typedef int (*allgatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
+typedef int (*alltoallv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *,
+                            MPI_Datatype, MPI_Comm);
+typedef int (*alltoallw_fn)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *,
+                            const int *, const MPI_Datatype *, MPI_Comm);
+typedef int (*rooted_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*gatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int,
+                          MPI_Comm);
+typedef int (*scatterv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int,
+                           MPI_Comm);
+typedef int (*nb_alltoallw_fn)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *,
+                               const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
+
+/* The hooks of the other collectives: every pointer argument is checked, whatever it means. */
+#define HOOK(name, fn_type, params, args)                                                       \
+    int name params                                                                             \
+    {                                                                                           \
+        REAL(name, fn_type);                                                                    \
+        check_host(#name, s); check_host(#name, r);                                             \
+        return real_##name args;                                                                \
+    }
+HOOK(PMPI_Scan, scan_fn, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c), (s, r, n, t, o, c))
+HOOK(PMPI_Exscan, scan_fn, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c), (s, r, n, t, o, c))
+HOOK(PMPI_Reduce_local, reduce_local_fn, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o), (s, r, n, t, o))
+HOOK(PMPI_Allgatherv, allgatherv_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt, MPI_Comm c),
+     (s, sn, st, r, rn, rd, rt, c))
+HOOK(PMPI_Alltoall, allgather_fn, (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c),
+     (s, sn, st, r, rn, rt, c))
+HOOK(PMPI_Alltoallv, alltoallv_fn,
+     (const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, const int *rn, const int *rd,
+      MPI_Datatype rt, MPI_Comm c),
+     (s, sn, sd, st, r, rn, rd, rt, c))
+HOOK(PMPI_Alltoallw, alltoallw_fn,
+     (const void *s, const int *sn, const int *sd, const MPI_Datatype *st, void *r, const int *rn, const int *rd,
+      const MPI_Datatype *rt, MPI_Comm c),
+     (s, sn, sd, st, r, rn, rd, rt, c))
+HOOK(PMPI_Gather, rooted_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c),
+     (s, sn, st, r, rn, rt, root, c))
+HOOK(PMPI_Gatherv, gatherv_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt, int root,
+      MPI_Comm c),
+     (s, sn, st, r, rn, rd, rt, root, c))
+HOOK(PMPI_Scatter, rooted_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c),
+     (s, sn, st, r, rn, rt, root, c))
+HOOK(PMPI_Scatterv, scatterv_fn,
+     (const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+      MPI_Comm c),
+     (s, sn, sd, st, r, rn, rt, root, c))
+HOOK(PMPI_Neighbor_allgather, allgather_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rt, c))
+HOOK(PMPI_Neighbor_allgatherv, allgatherv_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt, MPI_Comm c),
+     (s, sn, st, r, rn, rd, rt, c))
+HOOK(PMPI_Neighbor_alltoall, allgather_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rt, c))
+HOOK(PMPI_Neighbor_alltoallv, alltoallv_fn,
+     (const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, const int *rn, const int *rd,
+      MPI_Datatype rt, MPI_Comm c),
+     (s, sn, sd, st, r, rn, rd, rt, c))
+HOOK(PMPI_Neighbor_alltoallw, nb_alltoallw_fn,
+     (const void *s, const int *sn, const MPI_Aint *sd, const MPI_Datatype *st, void *r, const int *rn,
+      const MPI_Aint *rd, const MPI_Datatype *rt, MPI_Comm c),
+     (s, sn, sd, st, r, rn, rd, rt, c))
+
 /* ---------------------------------------------------------------------------------------------
  * Buffers: device memory of the model, or host memory for the mixed cases
  * ------------------------------------------------------------------------------------------- */
@@ -268,6 +337,10 @@ int main(int argc, char **argv)
         ct_check(&device_mem, MPI_COMM_WORLD, CT_RSB, &types[t], MPI_MAX, "MAX", big / 4, 1, 0);
         ct_check(&device_mem, MPI_COMM_WORLD, CT_RS, &types[t], MPI_MAX, "MAX", big / 4, 0, 0);
         ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", big / 4, 1, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_SCAN, &types[t], MPI_MAX, "MAX", big, 1, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_EXSCAN, &types[t], MPI_MIN, "MIN", big, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE_LOCAL, &types[t], MPI_MAX, "MAX", big, 0, 0);
+        ct_check(&mixed_mem, MPI_COMM_WORLD, CT_REDUCE_LOCAL, &types[t], MPI_MIN, "MIN", big, 0, 0);
         ct_check(&mixed_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MAX, "MAX", big, 0, 0);
         /* Only some ranks stage: all still cut the call into the same chunks. (With the engines
          * on, ranks must agree on the kind of buffer: the engines' set-up is collective.) */
@@ -276,6 +349,7 @@ int main(int argc, char **argv)
             ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], MPI_MIN, "MIN", big, 1, 1);
             ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 1);
             ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 0);
+            ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_SCAN, &types[t], MPI_MIN, "MIN", big, 0, 0);
         }
         checkpoint();
     }
