@@ -22,7 +22,11 @@ GPU_PROGS = $(patsubst $(srcdir)/tests/gpu/%.c,$(B)/tests/gpu/%,$(GPU_C_SRCS))
 GPU_COMMON = $(wildcard $(srcdir)/tests/gpu/common/*.c)
 GUARD_LIB = $(B)/tests/gpu/libmcoll_guard.so
 
+# fortran_f08.f90 needs the MPI's mpi_f08 module (configure checks).
 FORTRAN_SRCS = $(wildcard $(srcdir)/tests/fortran/*.f90)
+ifneq ($(HAVE_FORTRAN_F08),yes)
+FORTRAN_SRCS := $(filter-out %/fortran_f08.f90,$(FORTRAN_SRCS))
+endif
 ifeq ($(HAVE_FORTRAN),yes)
 FORTRAN_PROGS = $(patsubst $(srcdir)/tests/fortran/%.f90,$(B)/tests/fortran/%,$(FORTRAN_SRCS))
 endif

@@ -116,8 +116,11 @@ int mcoll_decide_chunk(mcoll_call *c, mcoll_decision *d)
     v[3] = c->count;
     v[4] = -c->count;
     v[5] = b->extent <= 0 || b->size <= 0; /* such a rank cannot cut its buffer */
-    err = PMPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_INT, MPI_MAX, c->comm);
-    if (err != MPI_SUCCESS) return err;
+    /* A call without a communicator (MPI_Reduce_local) has nobody to agree with. */
+    if (!c->local) {
+        err = PMPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_INT, MPI_MAX, c->comm);
+        if (err != MPI_SUCCESS) return err;
+    }
     if (!v[0] || v[5] || v[1] != -v[2] || v[3] != -v[4]) return MPI_SUCCESS;
     elems = chunk_bytes / (size_t)v[1];
     if (elems == 0) elems = 1;

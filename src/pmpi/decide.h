@@ -49,7 +49,8 @@ void mcoll_decide_without_engine(mcoll_call *c, mcoll_decision *d, const char *w
 
 /* Whether the PMPI calls of an elementwise call are cut into chunks. Every rank must chunk or
  * none, so this is agreed with one small PMPI_Allreduce when the call is large enough to be
- * cut (see docs/pmpi.md). Sets d->chunk; returns MPI_SUCCESS or the agreement's error. */
+ * cut (see docs/pmpi.md); a call without a communicator (MPI_Reduce_local) decides alone.
+ * Sets d->chunk; returns MPI_SUCCESS or the agreement's error. */
 int mcoll_decide_chunk(mcoll_call *c, mcoll_decision *d);
 
 #endif /* MCOLL_DECIDE_H */

@@ -8,7 +8,8 @@
  *   engine    device buffers, and a GPU engine takes the call (engine.h);
  *   direct    device buffers handed to a CUDA-aware MPI;
  *   staged    device buffers copied through pinned host memory around PMPI_* (stage.h).
- * What differs between collectives lives in one mcoll_coll per collective (pmpi_<name>.c). */
+ * What differs between collectives lives in one mcoll_coll per collective, in one file per family
+ * (pmpi_<family>.c: pmpi_alltoall.c holds alltoall, alltoallv and alltoallw). */
 #ifndef MCOLL_PMPI_H
 #define MCOLL_PMPI_H
 
@@ -18,11 +19,13 @@
 #include "comm_attr.h"
 #include "typeinfo.h"
 
-/* One buffer of a call as this rank uses it. Counts are in elements of `type`. */
+/* One buffer of a call as this rank uses it. Counts are in elements of `type`, counted from the
+ * user's pointer. */
 typedef struct {
     char *user;          /* the user's pointer */
     MPI_Datatype type;
-    MPI_Aint count;      /* elements the buffer holds for this call */
+    MPI_Aint first;      /* the call uses elements [first, first + count): 0 except for the */
+    MPI_Aint count;      /* blocks of v and w variants, which may start anywhere */
     int in;              /* this rank reads it */
     int out;             /* this rank writes it ... */
     MPI_Aint out_first;  /* ... elements [out_first, out_first + out_count) */
@@ -65,19 +68,30 @@ typedef struct {
 struct mcoll_call {
     const mcoll_coll *coll;
     const void *sendbuf;
-    void *recvbuf;             /* MPI_Bcast: its buffer */
-    int count;                 /* allreduce, reduce, bcast: count; reduce_scatter_block:
-                                  recvcount; allgather: sendcount */
-    int recvcount;             /* allgather */
-    const int *recvcounts;     /* reduce_scatter */
-    MPI_Datatype type;         /* allgather: sendtype */
-    MPI_Datatype recvtype;     /* allgather */
+    void *recvbuf;             /* MPI_Bcast: its buffer; MPI_Reduce_local: inoutbuf */
+    int count;                 /* allreduce, reduce, bcast, scan, exscan, reduce_local: count;
+                                  reduce_scatter_block: recvcount; the others: sendcount */
+    int recvcount;             /* allgather, alltoall, gather, scatter(v), neighbor_allgather,
+                                  neighbor_alltoall */
+    const int *recvcounts;     /* reduce_scatter and the v and w variants */
+    const int *sendcounts;     /* alltoallv/w, scatterv, neighbor_alltoallv/w */
+    const int *sdispls;        /* alltoallv, scatterv, neighbor_alltoallv (elements); alltoallw
+                                  (bytes) */
+    const int *rdispls;        /* allgatherv, gatherv, neighbor_allgatherv: displs; alltoallv,
+                                  neighbor_alltoallv (elements); alltoallw (bytes) */
+    const MPI_Aint *sdispls_bytes, *rdispls_bytes; /* neighbor_alltoallw */
+    const MPI_Datatype *sendtypes, *recvtypes;     /* the w variants */
+    MPI_Datatype type;         /* the others: sendtype */
+    MPI_Datatype recvtype;     /* allgather and the others with a recvtype */
     MPI_Op op;
     MPI_Op mpi_op;             /* the op PMPI gets: 16-bit float ops replaced by mcoll's */
     int opi;                   /* index of a built-in op (typeinfo.h), -1 otherwise */
     const mcoll_type_info *info, *recvinfo; /* table rows of type and recvtype; NULL: derived */
     int root;
     MPI_Comm comm;
+    int local;                 /* no communicator (MPI_Reduce_local): comm is MPI_COMM_SELF, for
+                                  its record; nothing is agreed with other ranks and errors go
+                                  to MPI_COMM_WORLD's handler, as Open MPI does */
     mcoll_comm_state *cs;      /* set before validate */
     mcoll_buf send, recv;      /* set by layout; unused roles have in = out = 0 */
 };
@@ -88,9 +102,25 @@ int mcoll_pmpi_run(mcoll_call *c);
 /* engine_block of the collectives whose block is the call's count. */
 MPI_Aint mcoll_block_is_count(const mcoll_call *c, const char **why);
 
-/* The collectives (pmpi_<name>.c). */
+/* layout of allreduce, scan and exscan: sendbuf (or MPI_IN_PLACE) and recvbuf of count
+ * elements. */
+void mcoll_layout_elementwise(mcoll_call *c);
+
+/* Rooted collectives (reduce, gather, scatter and their v variants): this rank is the root (on
+ * an intercommunicator, it passed MPI_ROOT). */
+int mcoll_is_root(const mcoll_call *c);
+/* ... this rank sends to or receives from the root: every rank of an intracommunicator, the
+ * root included; on an intercommunicator the ranks of the other group (not MPI_ROOT, not
+ * MPI_PROC_NULL). */
+int mcoll_is_leaf(const mcoll_call *c);
+
+/* The collectives (pmpi_<family>.c). */
 extern const mcoll_coll mcoll_coll_allreduce, mcoll_coll_bcast, mcoll_coll_reduce,
     mcoll_coll_reduce_scatter_block, mcoll_coll_reduce_scatter, mcoll_coll_allgather;
+extern const mcoll_coll mcoll_coll_allgatherv, mcoll_coll_alltoall, mcoll_coll_alltoallv, mcoll_coll_alltoallw,
+    mcoll_coll_gather, mcoll_coll_gatherv, mcoll_coll_scatter, mcoll_coll_scatterv, mcoll_coll_scan,
+    mcoll_coll_exscan, mcoll_coll_reduce_local, mcoll_coll_neighbor_allgather, mcoll_coll_neighbor_allgatherv,
+    mcoll_coll_neighbor_alltoall, mcoll_coll_neighbor_alltoallv, mcoll_coll_neighbor_alltoallw;
 
 /* Entry points the Fortran bindings call (the C ones call them too). */
 int mcoll_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
@@ -104,11 +134,61 @@ int mcoll_mpi_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvc
 int mcoll_mpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm);
 int mcoll_mpi_barrier(MPI_Comm comm);
+int mcoll_mpi_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm);
+int mcoll_mpi_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                        const MPI_Datatype recvtypes[], MPI_Comm comm);
+int mcoll_mpi_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm);
+int mcoll_mpi_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int mcoll_mpi_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm);
+int mcoll_mpi_scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int mcoll_mpi_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int mcoll_mpi_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+int mcoll_mpi_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype type, MPI_Op op);
+int mcoll_mpi_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm);
+int mcoll_mpi_neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 
 /* A buffer role: the user's pointer, its datatype and count; `in`/`out` as above, the whole
  * buffer written when out. */
 void mcoll_buf_set(mcoll_buf *b, const void *user, MPI_Datatype type, MPI_Aint count, int in, int out);
 /* A buffer argument that means nothing on this rank. */
 void mcoll_buf_ignore(mcoll_buf *b, const void *user);
+
+/* The blocks of the v variants (blocks.c): block i of n has counts[i] elements of `type` at
+ * element displs[i]; with counts NULL (the fixed-count collectives) every block has `fixed`
+ * elements and block i starts at i * fixed. The role spans the blocks that hold data, from the
+ * lowest displacement to the highest end. A written role whose blocks leave gaps is read too,
+ * so that copying the span back leaves the gaps as they were. */
+void mcoll_buf_blocks(mcoll_buf *b, const void *user, MPI_Datatype type, int n, const int *counts,
+                      const int *displs, int fixed, int in, int out);
+/* The w variants: block i is counts[i] elements of types[i] at byte displacement displs[i]
+ * (int displacements, or MPI_Aint ones in displs_bytes: the other is NULL). The role is its
+ * span in bytes, as MPI_BYTE. */
+void mcoll_buf_blocks_w(mcoll_buf *b, const void *user, int n, const int *counts, const int *displs,
+                        const MPI_Aint *displs_bytes, const MPI_Datatype *types, int in, int out);
+/* The in- and out-degree of a communicator with a topology (the blocks of the neighbourhood
+ * collectives: 2 x dimensions for a Cartesian one, whose MPI_PROC_NULL neighbours still have
+ * blocks); MPI_ERR_TOPOLOGY when it has none. */
+int mcoll_neighbor_degrees(MPI_Comm comm, int *indegree, int *outdegree);
 
 #endif /* MCOLL_PMPI_H */

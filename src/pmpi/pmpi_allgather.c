@@ -1,21 +1,22 @@
-/* MPI_Allgather. recvbuf holds one block per rank of the (remote) group; with MPI_IN_PLACE this
- * rank's block is already in recvbuf and sendcount/sendtype are ignored. Staged whole. */
+/* MPI_Allgather and MPI_Allgatherv. recvbuf holds one block per rank of the (remote) group (in
+ * the v variant, recvcounts[i] elements at displs[i]); with MPI_IN_PLACE this rank's block is
+ * already in recvbuf and sendcount/sendtype are ignored. Staged whole. */
 #include "pmpi.h"
 #include "validate.h"
 #include "engine.h"
+
+static int vector(const mcoll_call *c) { return c->coll == &mcoll_coll_allgatherv; }
 
 static int validate(const mcoll_call *c)
 {
     int err = MPI_SUCCESS;
     if (c->recvbuf == MPI_IN_PLACE || (c->sendbuf == MPI_IN_PLACE && c->cs->is_inter)) return MPI_ERR_ARG;
-    if (c->sendbuf != MPI_IN_PLACE) {
-        err = mcoll_check_type(c->type, c->info, c->count);
-        if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
-    }
-    if (err == MPI_SUCCESS) err = mcoll_check_type(c->recvtype, c->recvinfo, c->recvcount);
+    if (c->sendbuf != MPI_IN_PLACE) err = mcoll_check_side(c->sendbuf, c->type, c->info, 1, 0, NULL, NULL, c->count);
     /* sendbuf == recvbuf is not refused: Open MPI computes it, and a rank that refused it
      * would leave the others waiting in the collective. */
-    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->recvcount, c->recvtype, c->recvinfo);
+    if (err == MPI_SUCCESS)
+        err = mcoll_check_side(c->recvbuf, c->recvtype, c->recvinfo, c->cs->remote_size, vector(c), c->recvcounts,
+                               c->rdispls, c->recvcount);
     return err;
 }
 
@@ -23,7 +24,8 @@ static void layout(mcoll_call *c)
 {
     int in_place = c->sendbuf == MPI_IN_PLACE;
     if (!in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
-    mcoll_buf_set(&c->recv, c->recvbuf, c->recvtype, (MPI_Aint)c->cs->remote_size * c->recvcount, in_place, 1);
+    mcoll_buf_blocks(&c->recv, c->recvbuf, c->recvtype, c->cs->remote_size, vector(c) ? c->recvcounts : NULL,
+                     c->rdispls, c->recvcount, in_place, 1);
 }
 
 /* The engines move each rank's block as bytes, the send block into the receive block, so the
@@ -49,7 +51,14 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return PMPI_Allgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
 }
 
+static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
+{
+    (void)count;
+    return PMPI_Allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm);
+}
+
 const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi};
+const mcoll_coll mcoll_coll_allgatherv = {"allgatherv", 0, validate, layout, NULL, NULL, mpi_v};
 
 int mcoll_mpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm)
@@ -63,4 +72,19 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Datatype recvtype, MPI_Comm comm)
 {
     return mcoll_mpi_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+int mcoll_mpi_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    mcoll_call c = {.coll = &mcoll_coll_allgatherv, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = sendcount,
+                    .recvcounts = recvcounts, .rdispls = displs, .type = sendtype, .recvtype = recvtype,
+                    .op = MPI_OP_NULL, .comm = comm};
+    return mcoll_pmpi_run(&c);
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return mcoll_mpi_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }

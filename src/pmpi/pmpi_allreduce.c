@@ -3,17 +3,8 @@
 #include "validate.h"
 #include "engine.h"
 
-static int validate(const mcoll_call *c)
-{
-    int err = mcoll_check_reduction(c);
-    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE)
-        err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
-    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
-    if (err == MPI_SUCCESS) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
-    return err;
-}
-
-static void layout(mcoll_call *c)
+/* sendbuf (or MPI_IN_PLACE) and recvbuf of `count` elements (allreduce, scan, exscan). */
+void mcoll_layout_elementwise(mcoll_call *c)
 {
     int in_place = c->sendbuf == MPI_IN_PLACE;
     if (!in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
@@ -30,7 +21,8 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return PMPI_Allreduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
 }
 
-const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, validate, layout, mcoll_block_is_count, engine, mpi};
+const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, mcoll_check_reduction_buffers, mcoll_layout_elementwise,
+                                         mcoll_block_is_count, engine, mpi};
 
 int mcoll_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {

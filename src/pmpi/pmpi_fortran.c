@@ -1,20 +1,19 @@
-/* Fortran entry points (mpif.h and `use mpi`) for the intercepted calls.
- *
- * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers never see Fortran calls;
- * these replace the bindings' symbols (lower case with one and two trailing underscores, plain
- * lower case, and upper case, as libmpi_mpifh exports them), convert the handles and the
- * MPI_IN_PLACE / MPI_BOTTOM sentinels, and run the same C code as the C entry points.
- * `use mpi_f08` calls other symbols (mpi_allreduce_f08_, ...) and is not intercepted.
+/* Fortran entry points (mpif.h, `use mpi` and `use mpi_f08`; see fortran.h) of MPI_Init,
+ * MPI_Init_thread, MPI_Finalize and the collectives without blocks per peer; the others are in
+ * pmpi_fortran_blocks.c. Also what both files share: the sentinels and INTEGER arrays.
  *
  * The sentinels are the addresses of common blocks (mpi_fortran_in_place_, ...) that the
  * Fortran compiler references; they are looked up in the process's global scope, which gives
- * the definition every Fortran unit links to. */
+ * the definition every Fortran unit links to (a program using mpi_f08 holds its own copy, which
+ * is the one found). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include "pmpi.h"
 #include "plugin.h"
+#include "fortran.h"
+#include "validate.h"
 
 #define SPELLINGS 4
 static void *in_place_addr[SPELLINGS];
@@ -36,8 +35,7 @@ static void find_sentinels(void)
 
 void mcoll_fortran_init(void) { pthread_once(&sentinels_once, find_sentinels); }
 
-/* A Fortran buffer argument as the C API spells it. */
-static void *c_buffer(void *buf)
+void *mcoll_fortran_buffer(void *buf)
 {
     int i;
     for (i = 0; i < SPELLINGS; i++) {
@@ -45,6 +43,56 @@ static void *c_buffer(void *buf)
         if (buf && buf == bottom_addr[i]) return MPI_BOTTOM;
     }
     return buf;
+}
+
+static void *keep(mcoll_fortran_temps *t, void *p)
+{
+    if (!p || t->n == (int)(sizeof t->owned / sizeof t->owned[0])) {
+        free(p);
+        t->failed = 1;
+        return NULL;
+    }
+    return t->owned[t->n++] = p;
+}
+
+const int *mcoll_fortran_ints(mcoll_fortran_temps *t, const MPI_Fint *f, int n)
+{
+    int *c, i;
+    /* INTEGER and int differ only with unusual compiler flags; convert when they do. */
+    if (sizeof(MPI_Fint) == sizeof(int) || !f) return (const int *)f;
+    c = (int *)keep(t, malloc((size_t)(n > 0 ? n : 1) * sizeof *c));
+    for (i = 0; c && i < n; i++) c[i] = (int)f[i];
+    return c;
+}
+
+const MPI_Datatype *mcoll_fortran_types(mcoll_fortran_temps *t, const MPI_Fint *f, int n)
+{
+    MPI_Datatype *c;
+    int i;
+    if (!f) return NULL;
+    c = (MPI_Datatype *)keep(t, malloc((size_t)(n > 0 ? n : 1) * sizeof *c));
+    for (i = 0; c && i < n; i++) c[i] = PMPI_Type_f2c(f[i]);
+    return c;
+}
+
+void mcoll_fortran_free(mcoll_fortran_temps *t)
+{
+    while (t->n > 0) free(t->owned[--t->n]);
+}
+
+void mcoll_fortran_blocks(MPI_Comm comm, int neighbor, int *nsend, int *nrecv)
+{
+    int inter = 0;
+    *nsend = *nrecv = 0;
+    if (mcoll_comm_is_null(comm)) return;
+    if (neighbor) {
+        mcoll_neighbor_degrees(comm, nrecv, nsend);
+        return;
+    }
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return;
+    if (inter) PMPI_Comm_remote_size(comm, nsend);
+    else PMPI_Comm_size(comm, nsend);
+    *nrecv = *nsend;
 }
 
 static void f_mpi_init(MPI_Fint *ierr)
@@ -68,21 +116,21 @@ static void f_mpi_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_F
                             MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_allreduce(c_buffer(sendbuf), c_buffer(recvbuf), (int)*count, PMPI_Type_f2c(*type),
+    *ierr = (MPI_Fint)mcoll_mpi_allreduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count, PMPI_Type_f2c(*type),
                                           PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
 }
 
 static void f_mpi_bcast(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_bcast(c_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root, PMPI_Comm_f2c(*comm));
+    *ierr = (MPI_Fint)mcoll_mpi_bcast(mcoll_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root, PMPI_Comm_f2c(*comm));
 }
 
 static void f_mpi_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *root,
                          MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_reduce(c_buffer(sendbuf), c_buffer(recvbuf), (int)*count, PMPI_Type_f2c(*type),
+    *ierr = (MPI_Fint)mcoll_mpi_reduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count, PMPI_Type_f2c(*type),
                                        PMPI_Op_f2c(*op), (int)*root, PMPI_Comm_f2c(*comm));
 }
 
@@ -90,7 +138,7 @@ static void f_mpi_reduce_scatter_block(void *sendbuf, void *recvbuf, MPI_Fint *r
                                        MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_reduce_scatter_block(c_buffer(sendbuf), c_buffer(recvbuf), (int)*recvcount,
+    *ierr = (MPI_Fint)mcoll_mpi_reduce_scatter_block(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*recvcount,
                                                      PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
 }
 
@@ -98,43 +146,53 @@ static void f_mpi_reduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvcou
                                  MPI_Fint *comm, MPI_Fint *ierr)
 {
     MPI_Comm c = PMPI_Comm_f2c(*comm);
-    int *counts = (int *)recvcounts, size = 0, i;
+    mcoll_fortran_temps t = {{0}, 0, 0};
+    const int *counts;
+    int size = 0;
     mcoll_fortran_init();
-    /* INTEGER and int differ only with unusual compiler flags; convert when they do. */
-    if (sizeof(MPI_Fint) != sizeof(int) && recvcounts && PMPI_Comm_size(c, &size) == MPI_SUCCESS) {
-        counts = (int *)malloc((size_t)(size > 0 ? size : 1) * sizeof(int));
-        if (!counts) {
-            *ierr = MPI_ERR_NO_MEM;
-            return;
-        }
-        for (i = 0; i < size; i++) counts[i] = (int)recvcounts[i];
-    }
-    *ierr = (MPI_Fint)mcoll_mpi_reduce_scatter(c_buffer(sendbuf), c_buffer(recvbuf), counts, PMPI_Type_f2c(*type),
-                                               PMPI_Op_f2c(*op), c);
-    if ((void *)counts != (void *)recvcounts) free(counts);
+    /* One count per rank of the local group (the one the result is scattered over). */
+    if (sizeof(MPI_Fint) != sizeof(int) && !mcoll_comm_is_null(c)) PMPI_Comm_size(c, &size);
+    counts = mcoll_fortran_ints(&t, recvcounts, size);
+    *ierr = (MPI_Fint)(t.failed ? MPI_ERR_NO_MEM
+                                : mcoll_mpi_reduce_scatter(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
+                                                           counts, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), c));
+    mcoll_fortran_free(&t);
 }
 
 static void f_mpi_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
                             MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_allgather(c_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
-                                          c_buffer(recvbuf), (int)*recvcount, PMPI_Type_f2c(*recvtype),
+    *ierr = (MPI_Fint)mcoll_mpi_allgather(mcoll_fortran_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
+                                          mcoll_fortran_buffer(recvbuf), (int)*recvcount, PMPI_Type_f2c(*recvtype),
                                           PMPI_Comm_f2c(*comm));
 }
 
 static void f_mpi_barrier(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = (MPI_Fint)mcoll_mpi_barrier(PMPI_Comm_f2c(*comm)); }
 
-/* The four spellings of one entry point. */
-#define FORTRAN_ENTRY(lower, upper, params, args)        \
-    void lower params;                                   \
-    void lower##_ params;                                \
-    void lower##__ params;                               \
-    void upper params;                                   \
-    void lower params { f_##lower args; }                \
-    void lower##_ params { f_##lower args; }             \
-    void lower##__ params { f_##lower args; }            \
-    void upper params { f_##lower args; }
+static void f_mpi_scan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
+                       MPI_Fint *ierr)
+{
+    mcoll_fortran_init();
+    *ierr = (MPI_Fint)mcoll_mpi_scan(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
+                                     PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
+}
+
+static void f_mpi_exscan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
+                         MPI_Fint *ierr)
+{
+    mcoll_fortran_init();
+    *ierr = (MPI_Fint)mcoll_mpi_exscan(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
+                                       PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
+}
+
+static void f_mpi_reduce_local(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                               MPI_Fint *ierr)
+{
+    mcoll_fortran_init();
+    *ierr = (MPI_Fint)mcoll_mpi_reduce_local(mcoll_fortran_buffer(inbuf), mcoll_fortran_buffer(inoutbuf), (int)*count,
+                                             PMPI_Type_f2c(*type), PMPI_Op_f2c(*op));
+}
 
 FORTRAN_ENTRY(mpi_init, MPI_INIT, (MPI_Fint *ierr), (ierr))
 FORTRAN_ENTRY(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr),
@@ -163,3 +221,12 @@ FORTRAN_ENTRY(mpi_allgather, MPI_ALLGATHER,
                MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr),
               (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))
 FORTRAN_ENTRY(mpi_barrier, MPI_BARRIER, (MPI_Fint *comm, MPI_Fint *ierr), (comm, ierr))
+FORTRAN_ENTRY(mpi_scan, MPI_SCAN,
+              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr),
+              (sendbuf, recvbuf, count, type, op, comm, ierr))
+FORTRAN_ENTRY(mpi_exscan, MPI_EXSCAN,
+              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr),
+              (sendbuf, recvbuf, count, type, op, comm, ierr))
+FORTRAN_ENTRY(mpi_reduce_local, MPI_REDUCE_LOCAL,
+              (void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *ierr),
+              (inbuf, inoutbuf, count, type, op, ierr))

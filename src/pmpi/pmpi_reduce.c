@@ -5,37 +5,26 @@
 #include "engine.h"
 #include "stage.h"
 
-static int at_root(const mcoll_call *c)
-{
-    return c->cs->is_inter ? c->root == MPI_ROOT : c->root == c->cs->rank;
-}
-
-/* Intercommunicators: the root's group other than the root (MPI_PROC_NULL) sends nothing. */
-static int sends(const mcoll_call *c)
-{
-    return !c->cs->is_inter || (c->root != MPI_ROOT && c->root != MPI_PROC_NULL);
-}
-
 static int validate(const mcoll_call *c)
 {
     int err = mcoll_check_type(c->type, c->info, c->count);
     if (err == MPI_SUCCESS) err = mcoll_check_op(c);
     if (err == MPI_SUCCESS) err = mcoll_check_root(c->cs, c->root);
     if (err != MPI_SUCCESS) return err;
-    if (c->sendbuf == MPI_IN_PLACE && (!at_root(c) || c->cs->is_inter)) return MPI_ERR_ARG;
-    if (at_root(c) && c->recvbuf == MPI_IN_PLACE) return MPI_ERR_ARG;
-    if (sends(c) && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
-    if (err == MPI_SUCCESS && at_root(c)) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
-    if (err == MPI_SUCCESS && at_root(c)) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
+    if (c->sendbuf == MPI_IN_PLACE && (!mcoll_is_root(c) || c->cs->is_inter)) return MPI_ERR_ARG;
+    if (mcoll_is_root(c) && c->recvbuf == MPI_IN_PLACE) return MPI_ERR_ARG;
+    if (mcoll_is_leaf(c) && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
+    if (err == MPI_SUCCESS && mcoll_is_root(c)) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
+    if (err == MPI_SUCCESS && mcoll_is_root(c)) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
     return err;
 }
 
 static void layout(mcoll_call *c)
 {
     int in_place = c->sendbuf == MPI_IN_PLACE;
-    if (!sends(c)) mcoll_buf_ignore(&c->send, c->sendbuf);
+    if (!mcoll_is_leaf(c)) mcoll_buf_ignore(&c->send, c->sendbuf);
     else if (!in_place) mcoll_buf_set(&c->send, c->sendbuf, c->type, c->count, 1, 0);
-    if (at_root(c)) mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, in_place, 1);
+    if (mcoll_is_root(c)) mcoll_buf_set(&c->recv, c->recvbuf, c->type, c->count, in_place, 1);
     else mcoll_buf_ignore(&c->recv, c->recvbuf);
     /* Only the root has a recvbuf: the other ranks decide on their sendbuf alone. */
     c->recv.local_only = !in_place;

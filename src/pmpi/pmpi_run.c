@@ -38,6 +38,16 @@ MPI_Aint mcoll_block_is_count(const mcoll_call *c, const char **why)
     return c->count;
 }
 
+int mcoll_is_root(const mcoll_call *c)
+{
+    return c->cs->is_inter ? c->root == MPI_ROOT : c->root == c->cs->rank;
+}
+
+int mcoll_is_leaf(const mcoll_call *c)
+{
+    return !c->cs->is_inter || (c->root != MPI_ROOT && c->root != MPI_PROC_NULL);
+}
+
 static int active(const mcoll_buf *b) { return b->in || b->out; }
 
 /* Even an argument MPI does not read (reduce's recvbuf off the root, any buffer of a count-0
@@ -51,11 +61,19 @@ static int drop_ignored(mcoll_buf *b)
     return 1;
 }
 
+/* The table row of one of the call's datatypes (NULL: derived). */
+static const mcoll_type_info *row(const mcoll_call *c, MPI_Datatype type)
+{
+    if (type == c->type) return c->info;
+    if (type == c->recvtype) return c->recvinfo;
+    return mcoll_typeinfo_lookup(type); /* the w variants' spans, in MPI_BYTE */
+}
+
 /* Fill the datatype geometry of an active role (from the call's table row when it has one)
  * and classify its memory. */
 static void describe(const mcoll_call *c, mcoll_buf *b)
 {
-    const mcoll_type_info *info = b->type == c->type ? c->info : c->recvinfo;
+    const mcoll_type_info *info = row(c, b->type);
     MPI_Aint lb = 0, first;
     if (info) {
         b->size = info->size;
@@ -73,7 +91,7 @@ static void describe(const mcoll_call *c, mcoll_buf *b)
         b->ignored = 1;
         return;
     }
-    first = b->true_lb + (b->extent < 0 ? (MPI_Aint)(b->count - 1) * b->extent : 0);
+    first = b->first * b->extent + b->true_lb + (b->extent < 0 ? (MPI_Aint)(b->count - 1) * b->extent : 0);
     b->mem = mcoll_classify(b->user + first, &b->device);
     /* Writing back a span with gaps needs the gaps' current contents first. */
     if (b->out && !b->in && !b->dense && b->mem != MCOLL_MEM_HOST) b->in = 1;
@@ -87,11 +105,12 @@ static const char *mem_name(mcoll_mem_kind m)
 static void log_path(const mcoll_call *c, const mcoll_decision *d)
 {
     const mcoll_buf *b = active(&c->send) ? &c->send : &c->recv;
-    const mcoll_type_info *info = b->type == c->type ? c->info : c->recvinfo;
+    const mcoll_type_info *info = row(c, b->type);
+    const char *type_name = c->sendtypes || c->recvtypes ? "datatypes per peer" : info ? info->name : "derived datatype";
     char chunks[48] = "";
     long long bytes = (long long)b->count * b->size;
     if (d->chunk > 0) snprintf(chunks, sizeof chunks, ", %d-element chunks", d->chunk);
-    MCOLL_INFO("%s %lld B %s%s%s: %s (%s%s%s%s)", c->coll->name, bytes, info ? info->name : "derived datatype",
+    MCOLL_INFO("%s %lld B %s%s%s: %s (%s%s%s%s)", c->coll->name, bytes, type_name,
                c->op != MPI_OP_NULL ? " " : "", c->op != MPI_OP_NULL ? mcoll_op_text(c->op) : "",
                path_names[d->path], d->why, d->engine_why ? ", engine: " : "", d->engine_why ? d->engine_why : "",
                chunks);
@@ -105,6 +124,13 @@ static void log_path(const mcoll_call *c, const mcoll_decision *d)
                 active(&c->recv) ? (c->recv.staged ? "staged" : "direct") : "unused");
 }
 
+/* Raise through the error handler of the call's communicator (MPI_COMM_WORLD's for the calls
+ * that have none). */
+static int raise_error(const mcoll_call *c, int errclass)
+{
+    return mcoll_raise(c->local ? MPI_COMM_WORLD : c->comm, errclass);
+}
+
 /* Try the engine; 1 when the call is done (*err set), 0 to fall back. */
 static int run_engine(mcoll_call *c, mcoll_decision *d, int *err)
 {
@@ -116,7 +142,7 @@ static int run_engine(mcoll_call *c, mcoll_decision *d, int *err)
     }
     if (rc != MCOLL_ERR_UNSUPPORTED) {
         MCOLL_WARN("%s: GPU engine failed (%s); MPI_ERR_OTHER raised", c->coll->name, mcoll_strerror(rc));
-        *err = mcoll_raise(c->comm, MPI_ERR_OTHER);
+        *err = raise_error(c, MPI_ERR_OTHER);
         return 1;
     }
     mcoll_decide_without_engine(c, d, "declined");
@@ -138,7 +164,7 @@ int mcoll_pmpi_run(mcoll_call *c)
     c->recvinfo = c->recvtype == c->type ? c->info : mcoll_typeinfo_lookup(c->recvtype);
     c->opi = c->op == MPI_OP_NULL ? -1 : mcoll_op_index(c->op);
     err = c->coll->validate(c);
-    if (err != MPI_SUCCESS) return mcoll_raise(c->comm, err);
+    if (err != MPI_SUCCESS) return raise_error(c, err);
 
     mcoll_buf_set(&c->send, NULL, MPI_DATATYPE_NULL, 0, 0, 0);
     mcoll_buf_set(&c->recv, NULL, MPI_DATATYPE_NULL, 0, 0, 0);
@@ -155,6 +181,6 @@ int mcoll_pmpi_run(mcoll_call *c)
     log_path(c, &d);
     err = mcoll_stage_run(c, d.chunk, &cuda_failed);
     /* A PMPI error has been through the error handler already; a failed copy has not. */
-    if (cuda_failed && err == MPI_SUCCESS) return mcoll_raise(c->comm, MPI_ERR_OTHER);
+    if (cuda_failed && err == MPI_SUCCESS) return raise_error(c, MPI_ERR_OTHER);
     return err;
 }

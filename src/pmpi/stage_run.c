@@ -1,7 +1,8 @@
 /* The staged (and chunked) execution of one call (see mcoll_stage_run in stage.h).
  *
  * Pieces: elementwise collectives with chunk > 0 run as ceil(count / chunk) PMPI calls of at
- * most `chunk` elements; everything else as one piece holding the whole buffers. A staged buffer
+ * most `chunk` elements; everything else as one piece holding the whole buffers (for the v and w
+ * variants the span of their blocks, which may start anywhere from the user's pointer). A staged buffer
  * has one host slot per pipeline stage (two when there are several pieces); a piece's bytes are
  * the span of its elements, [true_lb, true_lb + (n - 1) * extent + true_extent) from its first
  * element, so derived datatypes with gaps or a non-zero lower bound are copied whole and MPI
@@ -52,7 +53,7 @@ static MPI_Aint piece_count(const run *x, const mcoll_buf *b, int i)
 /* The bytes piece i reads from a buffer (one-piece runs: the whole buffer). */
 static void in_span(const run *x, const mcoll_buf *b, int i, MPI_Aint *lo, size_t *bytes)
 {
-    if (x->pieces == 1) span(b, 0, b->count, lo, bytes);
+    if (x->pieces == 1) span(b, b->first, b->count, lo, bytes);
     else span(b, piece_first(x, i), piece_count(x, b, i), lo, bytes);
 }
 

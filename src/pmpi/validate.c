@@ -66,7 +66,61 @@ int mcoll_check_reduction(const mcoll_call *c)
     return err;
 }
 
+int mcoll_check_reduction_buffers(const mcoll_call *c)
+{
+    int err = mcoll_check_reduction(c);
+    if (err == MPI_SUCCESS && c->sendbuf != MPI_IN_PLACE)
+        err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
+    if (err == MPI_SUCCESS) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
+    if (err == MPI_SUCCESS) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
+    return err;
+}
+
 int mcoll_check_alias(const void *sendbuf, const void *recvbuf, int count)
 {
     return count > 0 && sendbuf && sendbuf == recvbuf ? MPI_ERR_BUFFER : MPI_SUCCESS;
+}
+
+int mcoll_check_blocks(const int *counts, const void *displs, int n)
+{
+    int i;
+    if (n > 0 && !counts) return MPI_ERR_COUNT;
+    for (i = 0; i < n; i++)
+        if (counts[i] < 0) return MPI_ERR_COUNT;
+    return n > 0 && !displs ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int mcoll_check_block_types(const MPI_Datatype *types, const int *counts, int n)
+{
+    int i, err = MPI_SUCCESS;
+    if (n > 0 && !types) return MPI_ERR_ARG;
+    for (i = 0; i < n && err == MPI_SUCCESS; i++)
+        err = mcoll_check_type(types[i], mcoll_typeinfo_lookup(types[i]), counts[i]);
+    return err;
+}
+
+int mcoll_check_side(const void *buf, MPI_Datatype type, const mcoll_type_info *info, int n, int vector,
+                     const int *counts, const int *displs, int fixed)
+{
+    int err = vector ? mcoll_check_blocks(counts, displs, n) : MPI_SUCCESS;
+    if (err == MPI_SUCCESS) err = mcoll_check_type(type, info, vector ? 0 : fixed);
+    if (err == MPI_SUCCESS)
+        err = mcoll_check_buffer(buf, vector ? mcoll_blocks_hold_data(counts, n) : n > 0 ? fixed : 0, type, info);
+    return err;
+}
+
+int mcoll_blocks_hold_data(const int *counts, int n)
+{
+    int i;
+    for (i = 0; counts && i < n; i++)
+        if (counts[i] > 0) return 1;
+    return 0;
+}
+
+int mcoll_check_own_block(MPI_Datatype sendtype, int sendcount, MPI_Datatype recvtype, int recvcount)
+{
+    int send_size = 0, recv_size = 0;
+    PMPI_Type_size(sendtype, &send_size);
+    PMPI_Type_size(recvtype, &recv_size);
+    return (long long)send_size * sendcount == (long long)recv_size * recvcount ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }

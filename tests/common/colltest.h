@@ -209,15 +209,20 @@ static inline int ct_class(int err)
     return c;
 }
 
-typedef enum { CT_ALLREDUCE, CT_REDUCE, CT_RSB, CT_RS, CT_BCAST, CT_ALLGATHER } ct_coll;
+typedef enum {
+    CT_ALLREDUCE, CT_REDUCE, CT_RSB, CT_RS, CT_BCAST, CT_ALLGATHER, CT_SCAN, CT_EXSCAN, CT_REDUCE_LOCAL
+} ct_coll;
 static const char *const ct_coll_names[] = {"allreduce", "reduce", "reduce_scatter_block", "reduce_scatter",
-                                            "bcast", "allgather"};
+                                            "bcast", "allgather", "scan", "exscan", "reduce_local"};
 
 /* One call of `coll` with `count` elements per block, through MPI_* on buffers of `mem` and
  * through PMPI_* on host buffers; in_place selects MPI_IN_PLACE; root for reduce and bcast
  * (on an intercommunicator: this rank's root argument, MPI_ROOT, MPI_PROC_NULL or a remote
- * rank). Counts: allreduce, reduce, bcast: count; rsb: count per rank; rs: count + rank % 2
- * for rank r (uneven); allgather: count per rank. */
+ * rank). Counts: allreduce, reduce, bcast, scan, exscan, reduce_local: count; rsb: count per
+ * rank; rs: count + rank % 2 for rank r (uneven); allgather: count per rank. Reduce_local
+ * (never in place) reduces sendbuf into a recvbuf that holds data too. Exscan's recvbuf at
+ * rank 0, which MPI leaves undefined, must come back as it was (Open MPI does not write it; the
+ * staged path reads it before it writes it back). */
 static inline void ct_check(const colltest_mem *mem, MPI_Comm comm, ct_coll coll, const ct_type *t, MPI_Op op,
                             const char *opname, int count, int in_place, int root)
 {
@@ -234,7 +239,9 @@ static inline void ct_check(const colltest_mem *mem, MPI_Comm comm, ct_coll coll
     if (inter) MPI_Comm_remote_size(comm, &remote);
     is_root = inter ? root == MPI_ROOT : rank == root;
     switch (coll) {
-    case CT_ALLREDUCE: case CT_REDUCE: case CT_BCAST: send_n = recv_n = (size_t)count; break;
+    case CT_ALLREDUCE: case CT_REDUCE: case CT_BCAST: case CT_SCAN: case CT_EXSCAN: case CT_REDUCE_LOCAL:
+        send_n = recv_n = (size_t)count;
+        break;
     case CT_RSB: send_n = (size_t)count * (size_t)size; recv_n = in_place ? send_n : (size_t)count; break;
     case CT_RS:
         counts = (int *)malloc(sizeof(int) * (size_t)size);
@@ -256,6 +263,7 @@ static inline void ct_check(const colltest_mem *mem, MPI_Comm comm, ct_coll coll
         else ct_fill(t, recv_init, recv_n, rank + 1);
     }
     if (coll == CT_BCAST) ct_fill(t, recv_init, recv_n, is_root ? 7 : rank + 11);
+    if (coll == CT_REDUCE_LOCAL) ct_fill(t, recv_init, recv_n, rank + 5);
     memcpy(ref_send, send, send_n * es);
     memcpy(ref_recv, recv_init, recv_n * es);
     d_send = mem->alloc(send_n * es + 1);
@@ -285,6 +293,19 @@ static inline void ct_check(const colltest_mem *mem, MPI_Comm comm, ct_coll coll
         rc_mc = MPI_Bcast(d_recv, count, t->type, root, comm);
         rc_ref = PMPI_Bcast(ref_recv, count, t->type, root, comm);
         break;
+    case CT_SCAN:
+        rc_mc = MPI_Scan(CT_SB(d_send), d_recv, count, t->type, op, comm);
+        rc_ref = PMPI_Scan(CT_SB(ref_send), ref_recv, count, t->type, ref_op, comm);
+        break;
+    case CT_EXSCAN:
+        rc_mc = MPI_Exscan(CT_SB(d_send), d_recv, count, t->type, op, comm);
+        rc_ref = PMPI_Exscan(CT_SB(ref_send), ref_recv, count, t->type, ref_op, comm);
+        if (rank == 0) memcpy(ref_recv, recv_init, recv_n * es); /* undefined there */
+        break;
+    case CT_REDUCE_LOCAL:
+        rc_mc = MPI_Reduce_local(d_send, d_recv, count, t->type, op);
+        rc_ref = PMPI_Reduce_local(ref_send, ref_recv, count, t->type, ref_op);
+        break;
     default:
         rc_mc = MPI_Allgather(CT_SB(d_send), count, t->type, d_recv, count, t->type, comm);
         rc_ref = PMPI_Allgather(CT_SB(ref_send), count, t->type, ref_recv, count, t->type, comm);
@@ -312,7 +333,8 @@ static inline void ct_check(const colltest_mem *mem, MPI_Comm comm, ct_coll coll
     if (made != MPI_OP_NULL) MPI_Op_free(&made);
 }
 
-/* Every reduction of one datatype and op, in and out of place, on `comm`. */
+/* Every reduction of one datatype and op, in and out of place, on `comm` (reduce_local too,
+ * which has no communicator). */
 static inline void ct_check_reductions(const colltest_mem *mem, MPI_Comm comm, const ct_type *t, MPI_Op op,
                                        const char *opname, int count)
 {
@@ -326,6 +348,11 @@ static inline void ct_check_reductions(const colltest_mem *mem, MPI_Comm comm, c
     ct_check(mem, comm, CT_RSB, t, op, opname, count, 1, 0);
     ct_check(mem, comm, CT_RS, t, op, opname, count, 0, 0);
     ct_check(mem, comm, CT_RS, t, op, opname, count, 1, 0);
+    ct_check(mem, comm, CT_SCAN, t, op, opname, count, 0, 0);
+    ct_check(mem, comm, CT_SCAN, t, op, opname, count, 1, 0);
+    ct_check(mem, comm, CT_EXSCAN, t, op, opname, count, 0, 0);
+    ct_check(mem, comm, CT_EXSCAN, t, op, opname, count, 1, 0);
+    ct_check(mem, comm, CT_REDUCE_LOCAL, t, op, opname, count, 0, 0);
 }
 
 /* Broadcast from the first and last rank, allgather in and out of place. */

@@ -6,6 +6,8 @@
  * context, each compared bitwise with the same call made through PMPI_* on host copies. The GPU engines are off (MCOLL_ENGINE=staged) and the MPI is
  * taken as not CUDA-aware (MCOLL_CUDA_AWARE=0).
  *
+ * The same for the collectives with blocks per peer (colltest_blocks.h).
+ *
  * This program defines PMPI_Allreduce, PMPI_Bcast, ... itself, so mcoll (linked statically)
  * calls these, which check with the model that no argument is device memory before calling
  * the MPI library's. At the end: no rule of the driver contract broken, and after MPI_Finalize
@@ -14,6 +16,7 @@
 #include <dlfcn.h>
 #include <stdint.h>
 #include "common/colltest.h"
+#include "common/colltest_blocks.h"
 #include "contract/model/contract.h"
 
 static const mcoll_driver *cu;
@@ -80,6 +83,102 @@ int PMPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_
     REAL(PMPI_Allgather, allgather_fn);
     check_host("PMPI_Allgather", s); check_host("PMPI_Allgather", r);
     return real_PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+
+typedef int (*scan_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+typedef int (*reduce_local_fn)(const void *, void *, int, MPI_Datatype, MPI_Op);
+typedef int (*allgatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
+typedef int (*alltoallv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *,
+                            MPI_Datatype, MPI_Comm);
+typedef int (*alltoallw_fn)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *,
+                            const int *, const MPI_Datatype *, MPI_Comm);
+typedef int (*rooted_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+typedef int (*gatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int,
+                          MPI_Comm);
+typedef int (*scatterv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int,
+                           MPI_Comm);
+typedef int (*nb_alltoallw_fn)(const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *,
+                               const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm);
+
+/* The hooks of the other collectives: every pointer argument is checked, whatever it means. */
+#define HOOK(name, fn_type, params, args)                                                       \
+    int name params                                                                             \
+    {                                                                                           \
+        REAL(name, fn_type);                                                                    \
+        check_host(#name, s); check_host(#name, r);                                             \
+        return real_##name args;                                                                \
+    }
+HOOK(PMPI_Scan, scan_fn, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c), (s, r, n, t, o, c))
+HOOK(PMPI_Exscan, scan_fn, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c), (s, r, n, t, o, c))
+HOOK(PMPI_Reduce_local, reduce_local_fn, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o), (s, r, n, t, o))
+HOOK(PMPI_Allgatherv, allgatherv_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt, MPI_Comm c),
+     (s, sn, st, r, rn, rd, rt, c))
+HOOK(PMPI_Alltoall, allgather_fn, (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c),
+     (s, sn, st, r, rn, rt, c))
+HOOK(PMPI_Alltoallv, alltoallv_fn,
+     (const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, const int *rn, const int *rd,
+      MPI_Datatype rt, MPI_Comm c),
+     (s, sn, sd, st, r, rn, rd, rt, c))
+HOOK(PMPI_Gather, rooted_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c),
+     (s, sn, st, r, rn, rt, root, c))
+HOOK(PMPI_Gatherv, gatherv_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt, int root,
+      MPI_Comm c),
+     (s, sn, st, r, rn, rd, rt, root, c))
+HOOK(PMPI_Scatter, rooted_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c),
+     (s, sn, st, r, rn, rt, root, c))
+HOOK(PMPI_Scatterv, scatterv_fn,
+     (const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root,
+      MPI_Comm c),
+     (s, sn, sd, st, r, rn, rt, root, c))
+HOOK(PMPI_Neighbor_allgather, allgather_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rt, c))
+HOOK(PMPI_Neighbor_allgatherv, allgatherv_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt, MPI_Comm c),
+     (s, sn, st, r, rn, rd, rt, c))
+HOOK(PMPI_Neighbor_alltoall, allgather_fn,
+     (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c), (s, sn, st, r, rn, rt, c))
+HOOK(PMPI_Neighbor_alltoallv, alltoallv_fn,
+     (const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, const int *rn, const int *rd,
+      MPI_Datatype rt, MPI_Comm c),
+     (s, sn, sd, st, r, rn, rd, rt, c))
+
+/* The w variants address each block by a byte displacement, from MPI_BOTTOM too: the first byte
+ * of every block that holds data is checked. */
+static void check_blocks(const char *call, const void *base, int n, const int *counts, const int *displs,
+                         const MPI_Aint *displs_bytes)
+{
+    int i;
+    if (base == MPI_IN_PLACE) return;
+    for (i = 0; i < n; i++)
+        if (counts[i] > 0) check_host(call, (const char *)base + (displs ? displs[i] : displs_bytes[i]));
+}
+
+int PMPI_Alltoallw(const void *s, const int *sn, const int *sd, const MPI_Datatype *st, void *r, const int *rn,
+                   const int *rd, const MPI_Datatype *rt, MPI_Comm c)
+{
+    int n = 0, inter = 0;
+    REAL(PMPI_Alltoallw, alltoallw_fn);
+    PMPI_Comm_test_inter(c, &inter);
+    if (inter) PMPI_Comm_remote_size(c, &n);
+    else PMPI_Comm_size(c, &n);
+    check_blocks("PMPI_Alltoallw", s, n, sn, sd, NULL);
+    check_blocks("PMPI_Alltoallw", r, n, rn, rd, NULL);
+    return real_PMPI_Alltoallw(s, sn, sd, st, r, rn, rd, rt, c);
+}
+
+int PMPI_Neighbor_alltoallw(const void *s, const int *sn, const MPI_Aint *sd, const MPI_Datatype *st, void *r,
+                            const int *rn, const MPI_Aint *rd, const MPI_Datatype *rt, MPI_Comm c)
+{
+    int nin = 0, nout = 0, in[CB_MAX_PEERS], out[CB_MAX_PEERS];
+    REAL(PMPI_Neighbor_alltoallw, nb_alltoallw_fn);
+    cb_neighbors(c, &nin, in, &nout, out);
+    check_blocks("PMPI_Neighbor_alltoallw", s, nout, sn, NULL, sd);
+    check_blocks("PMPI_Neighbor_alltoallw", r, nin, rn, NULL, rd);
+    return real_PMPI_Neighbor_alltoallw(s, sn, sd, st, r, rn, rd, rt, c);
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -254,6 +353,30 @@ int main(int argc, char **argv)
         ct_check_movers(&device_mem, MPI_COMM_WORLD, &types[t], 33);
         checkpoint();
     }
+    /* The collectives with blocks per peer: spans that start past the pointer, gaps that keep
+     * their contents, per-peer datatypes; on a ring and a graph for the neighbourhood ones */
+    {
+        MPI_Comm ring, graph;
+        cb_make_topologies(&ring, &graph);
+        for (t = 0; t < ntypes; t++) {
+            int c;
+            for (c = 0; c < 3; c++) {
+                cb_check_all(&device_mem, MPI_COMM_WORLD, &types[t], counts[c]);
+                cb_check_neighbors(&device_mem, ring, &types[t], counts[c]);
+                if (graph != MPI_COMM_NULL) cb_check_neighbors(&device_mem, graph, &types[t], counts[c]);
+            }
+            if (types[t].type == MPI_INT || types[t].type == MPI_DOUBLE_INT) {
+                host_next = 0;
+                cb_check_all(&mixed_mem, MPI_COMM_WORLD, &types[t], 5);
+                host_next = 1;
+                cb_check_all(&mixed_mem, MPI_COMM_WORLD, &types[t], 5);
+                cb_check_all(&device_mem, MPI_COMM_WORLD, &types[t], 20000);
+            }
+            checkpoint();
+        }
+        MPI_Comm_free(&ring);
+        if (graph != MPI_COMM_NULL) MPI_Comm_free(&graph);
+    }
     /* Chunked and pipelined: several chunks, a last short one, odd sizes, in and out of place */
     for (t = 0; t < ntypes; t++) {
         int big = (int)((200u << 10) / (unsigned)types[t].size) + 7;
@@ -268,6 +391,10 @@ int main(int argc, char **argv)
         ct_check(&device_mem, MPI_COMM_WORLD, CT_RSB, &types[t], MPI_MAX, "MAX", big / 4, 1, 0);
         ct_check(&device_mem, MPI_COMM_WORLD, CT_RS, &types[t], MPI_MAX, "MAX", big / 4, 0, 0);
         ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", big / 4, 1, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_SCAN, &types[t], MPI_MAX, "MAX", big, 1, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_EXSCAN, &types[t], MPI_MIN, "MIN", big, 0, 0);
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE_LOCAL, &types[t], MPI_MAX, "MAX", big, 0, 0);
+        ct_check(&mixed_mem, MPI_COMM_WORLD, CT_REDUCE_LOCAL, &types[t], MPI_MIN, "MIN", big, 0, 0);
         ct_check(&mixed_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], MPI_MAX, "MAX", big, 0, 0);
         /* Only some ranks stage: all still cut the call into the same chunks. (With the engines
          * on, ranks must agree on the kind of buffer: the engines' set-up is collective.) */
@@ -276,6 +403,7 @@ int main(int argc, char **argv)
             ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], MPI_MIN, "MIN", big, 1, 1);
             ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 1);
             ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", big, 0, 0);
+            ct_check(&by_rank_mem, MPI_COMM_WORLD, CT_SCAN, &types[t], MPI_MIN, "MIN", big, 0, 0);
         }
         checkpoint();
     }
@@ -310,6 +438,8 @@ int main(int argc, char **argv)
                 ct_check_inter(&device_mem, inter, rank % 2 == 0, &types[t], MPI_MAX, "MAX", 9);
                 ct_check_inter(&device_mem, inter, rank % 2 == 1, &types[t], MPI_MAXLOC, "MAXLOC", 20000);
                 ct_check_inter(&mixed_mem, inter, rank % 2 == 1, &types[t], MPI_MAX, "MAX", 5);
+                cb_check_inter(&device_mem, inter, rank % 2 == 0, &types[t], 7);
+                cb_check_inter(&device_mem, inter, rank % 2 == 1, &types[t], 2);
             }
         MPI_Comm_free(&inter);
     }

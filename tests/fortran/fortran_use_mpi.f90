@@ -1,10 +1,11 @@
-! The intercepted collectives called from Fortran through `use mpi`: checks the results
-! (MPI_IN_PLACE included), one bad argument with MPI_ERRORS_RETURN, and prints PASS.
+! The intercepted collectives called from Fortran through `use mpi` (the first seven, and
+! Gatherv, Alltoallv, Alltoallw, Scatter, Exscan): checks the results (MPI_IN_PLACE included),
+! one bad argument with MPI_ERRORS_RETURN, and prints PASS.
 program fortran_use_mpi
   use mpi
   implicit none
   integer :: ierr, rank, nprocs, i, cls, errs
-  integer :: ivec(4), iout(4), gathered(64), counts(64), block(2)
+  integer :: ivec(4), iout(4), gathered(64), counts(64), block(2), displs(64), types(64), blocks(64)
   double precision :: dvec(3)
   integer, allocatable :: rsb_in(:), rs_in(:)
 
@@ -76,6 +77,39 @@ program fortran_use_mpi
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (ierr /= MPI_SUCCESS) errs = errs + 1
+
+  ! Gatherv in place at the root, Alltoallv, Alltoallw (byte displacements), Scatter, Exscan
+  do i = 1, nprocs
+    counts(i) = 1
+    displs(i) = i - 1
+    types(i) = MPI_INTEGER
+    blocks(i) = 100 * rank + i - 1
+  end do
+  gathered = -1
+  if (rank == 0) then
+    gathered(1) = 0
+    call MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+    if (any(gathered(1:nprocs) /= displs(1:nprocs))) errs = errs + 1
+  else
+    call MPI_Gatherv(rank, 1, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  end if
+  if (ierr /= MPI_SUCCESS) errs = errs + 1
+  gathered = -1
+  call MPI_Alltoallv(blocks, counts, displs, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  do i = 1, nprocs
+    if (gathered(i) /= 100 * (i - 1) + rank) errs = errs + 1
+  end do
+  gathered = -1
+  call MPI_Alltoallw(blocks, counts, 4 * displs, types, gathered, counts, 4 * displs, types, MPI_COMM_WORLD, ierr)
+  do i = 1, nprocs
+    if (gathered(i) /= 100 * (i - 1) + rank) errs = errs + 1
+  end do
+  ivec = -1
+  call MPI_Scatter(blocks, 1, MPI_INTEGER, ivec, 1, MPI_INTEGER, nprocs - 1, MPI_COMM_WORLD, ierr)
+  if (ivec(1) /= 100 * (nprocs - 1) + rank) errs = errs + 1
+  ivec = 2
+  call MPI_Exscan(ivec, iout, 4, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank > 0 .and. any(iout /= 2 * rank)) errs = errs + 1
 
   ! A bad count comes back as MPI_ERR_COUNT and leaves the buffers alone
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Fortran programs (use mpi, mpif.h) under mpirun: their own checks pass, and mcoll's INFO
+# The Fortran programs (use mpi, mpif.h; use mpi_f08 is test_fortran_f08.sh) under mpirun: their own checks pass, and mcoll's INFO
 # log shows that mcoll's Fortran entry points ran each call (Open MPI's Fortran bindings call
 # PMPI_* directly, so these lines can only come from mcoll's wrappers).
 BUILD=${BUILD:-$(pwd)/build}
@@ -18,8 +18,9 @@ for prog in fortran_use_mpi fortran_mpif; do
     fi
     echo "PASS $prog"
     case $prog in
-        fortran_use_mpi) calls="allreduce bcast reduce allgather reduce_scatter_block reduce_scatter barrier" ;;
-        *) calls="allreduce bcast barrier" ;;
+        fortran_use_mpi) calls="allreduce bcast reduce allgather reduce_scatter_block reduce_scatter barrier
+                                gatherv alltoallv alltoallw scatter exscan" ;;
+        *) calls="allreduce bcast barrier alltoall scan reduce_local" ;;
     esac
     for c in $calls; do
         n=$(grep -c "mcoll INFO pmpi_[a-z_]*\.c:[0-9]* $c[ :]" "$out")

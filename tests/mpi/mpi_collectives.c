@@ -2,8 +2,12 @@
  * built-in op, in and out of place, on world, split and duplicated communicators, compared
  * bitwise with the same call made through PMPI_* (return class included: a pair the MPI refuses
  * must be refused alike and leave the buffers alone). Also large messages (above the staging
- * chunk), a derived datatype with gaps, a user-defined op, and an intercommunicator. */
+ * chunk), a derived datatype with gaps, a user-defined op, an intercommunicator, and the
+ * collectives with blocks per peer (every root, uneven counts and displacements with gaps,
+ * mixed datatypes for the w variants) including the neighbourhood ones on a ring and on a
+ * distributed graph. */
 #include "common/colltest.h"
+#include "common/colltest_blocks.h"
 
 static void *h_alloc(size_t n) { return malloc(n); }
 static void h_release(void *p) { free(p); }
@@ -38,6 +42,20 @@ int main(int argc, char **argv)
             for (c = 0; c < 3; c++) ct_check_reductions(&host_mem, MPI_COMM_WORLD, &types[t], ops[o], op_names[o], counts[c]);
         for (c = 0; c < 3; c++) ct_check_movers(&host_mem, MPI_COMM_WORLD, &types[t], counts[c]);
     }
+    /* The collectives with blocks per peer, every datatype; on a ring and a graph. */
+    for (t = 0; t < ntypes; t++)
+        for (c = 0; c < 3; c++) cb_check_all(&host_mem, MPI_COMM_WORLD, &types[t], counts[c]);
+    {
+        MPI_Comm ring, graph;
+        cb_make_topologies(&ring, &graph);
+        for (t = 0; t < ntypes; t++)
+            for (c = 0; c < 3; c++) {
+                cb_check_neighbors(&host_mem, ring, &types[t], counts[c]);
+                if (graph != MPI_COMM_NULL) cb_check_neighbors(&host_mem, graph, &types[t], counts[c]);
+            }
+        MPI_Comm_free(&ring);
+        if (graph != MPI_COMM_NULL) MPI_Comm_free(&graph);
+    }
     /* A few on split and duplicated communicators. */
     for (t = 0; t < ntypes; t++) {
         if (types[t].type != MPI_INT && types[t].type != MPI_DOUBLE && types[t].type != MCOLL_FLOAT16 &&
@@ -49,6 +67,7 @@ int main(int argc, char **argv)
         }
         ct_check_movers(&host_mem, split, &types[t], 9);
         ct_check_movers(&host_mem, dup, &types[t], 9);
+        cb_check_all(&host_mem, split, &types[t], 4);
     }
     /* Larger than the staging chunk (MCOLL_STAGE_CHUNK, 4 MiB by default). */
     for (t = 0; t < ntypes; t++) {
@@ -73,6 +92,8 @@ int main(int argc, char **argv)
                 ct_check_inter(&host_mem, inter, rank % 2 == 0, &types[t], MPI_MAX, "MAX", 7);
                 ct_check_inter(&host_mem, inter, rank % 2 == 1, &types[t], MPI_MINLOC, "MINLOC", 0);
                 ct_check_inter(&host_mem, inter, rank % 2 == 1, &types[t], MPI_MINLOC, "MINLOC", 3);
+                cb_check_inter(&host_mem, inter, rank % 2 == 0, &types[t], 3);
+                cb_check_inter(&host_mem, inter, rank % 2 == 1, &types[t], 0);
             }
         MPI_Comm_free(&inter);
     }

@@ -22,7 +22,8 @@ if ! cmp -s "$dir/plain.out" "$dir/preload.out"; then
     echo "FAIL: output differs under LD_PRELOAD"; diff "$dir/plain.out" "$dir/preload.out" | head -20; fail=1
 fi
 [ "$(grep -c 'PMPI plug-in active' "$dir/preload.err")" -eq "$NP" ] || { echo "FAIL: plug-in not active on every rank"; fail=1; }
-for c in allreduce bcast reduce reduce_scatter_block reduce_scatter allgather barrier; do
+for c in allreduce bcast reduce reduce_scatter_block reduce_scatter allgather barrier gather alltoallv scan \
+         neighbor_allgather; do
     grep -q "mcoll INFO pmpi_[a-z_]*\.c:[0-9]* $c[ :].*mpi (" "$dir/preload.err" ||
         { echo "FAIL: no path line for $c under LD_PRELOAD"; fail=1; }
 done

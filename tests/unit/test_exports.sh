@@ -1,6 +1,7 @@
 #!/bin/sh
-# The shared library exports the C and Fortran MPI entry points it intercepts and the mcoll_*
-# API of include/mcoll.h, and nothing else (no internal mcoll_* function or table).
+# The shared library exports the C and Fortran (mpif.h, use mpi, use mpi_f08) MPI entry points it
+# intercepts and the mcoll_* API of include/mcoll.h, and nothing else (no internal mcoll_*
+# function or table).
 BUILD=${BUILD:-$(pwd)/build}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 LIB=$BUILD/lib/libmcoll.so
@@ -13,11 +14,14 @@ need() {
     echo "$exported" | grep -qx "$1" || { echo "FAIL: $1 is not exported"; fail=1; }
 }
 
-for f in Init Init_thread Finalize Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Barrier; do
+# C, mpif.h / use mpi (four spellings) and use mpi_f08 names of every intercepted call.
+for f in Init Init_thread Finalize Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Barrier \
+         Allgatherv Alltoall Alltoallv Alltoallw Gather Gatherv Scatter Scatterv Scan Exscan Reduce_local \
+         Neighbor_allgather Neighbor_allgatherv Neighbor_alltoall Neighbor_alltoallv Neighbor_alltoallw; do
     need "MPI_$f"
     lower=$(echo "mpi_$f" | tr 'A-Z' 'a-z')
     upper=$(echo "MPI_$f" | tr 'a-z' 'A-Z')
-    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"; need "${lower}_f08_"
 done
 
 # Every API function of mcoll.h that the library defines, and the 16-bit datatype handles.

@@ -25,7 +25,7 @@ static void show(const char *label, const int *v, int n)
 
 int main(int argc, char **argv)
 {
-    int in[64], out[64], counts[64], i, n = 16;
+    int in[64], out[64], counts[64], displs[64], i, n = 16;
     double d[8], dout[8];
     int dbits[8];
     MPI_Comm half;
@@ -63,6 +63,22 @@ int main(int argc, char **argv)
     in[0] = rank * rank;
     MPI_Allgather(in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
     show("allgather", out, size);
+
+    for (i = 0; i < size; i++) counts[i] = 1 + (rank + i) % 2, displs[i] = 3 * (size - 1 - i);
+    for (i = 0; i < 64; i++) in[i] = rank * 10 + i, out[i] = -1;
+    MPI_Alltoallv(in, counts, displs, MPI_INT, out, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    show("alltoallv", out, 3 * size);
+    MPI_Scan(in, out, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    show("scan", out, 4);
+    {
+        int dims[1], periods[1] = {1};
+        MPI_Comm ring;
+        dims[0] = size;
+        MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+        MPI_Neighbor_allgather(in, 2, MPI_INT, out, 2, MPI_INT, ring);
+        show("neighbor_allgather", out, 4);
+        MPI_Comm_free(&ring);
+    }
 
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
     in[0] = rank;

@@ -1,0 +1,57 @@
+/* Shared by the Fortran entry points (pmpi_fortran.c, pmpi_fortran_blocks.c).
+ *
+ * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers never see Fortran calls;
+ * mcoll defines the bindings' own symbols instead. mpif.h and `use mpi` call the four spellings
+ * libmpi_mpifh exports (mpi_allreduce, mpi_allreduce_, mpi_allreduce__, MPI_ALLREDUCE); `use
+ * mpi_f08` calls mpi_allreduce_f08_ in libmpi_usempif08, which hands the same arguments to the
+ * same back end: buffers as plain addresses, handles (TYPE(MPI_Comm) etc., one INTEGER each)
+ * and integers by reference, arrays of handles as arrays of INTEGER, and an OPTIONAL ierror,
+ * NULL when the caller leaves it out. Every entry point converts the handles, the MPI_IN_PLACE
+ * and MPI_BOTTOM sentinels (the same common blocks in all three bindings) and INTEGER arrays,
+ * then runs the same C code as the C entry point, validation included. */
+#ifndef MCOLL_FORTRAN_H
+#define MCOLL_FORTRAN_H
+
+#include <mpi.h>
+
+/* A Fortran buffer argument as the C API spells it (MPI_IN_PLACE, MPI_BOTTOM, or itself). */
+void *mcoll_fortran_buffer(void *buf);
+
+/* C arrays made for one call, freed by mcoll_fortran_free. */
+typedef struct {
+    void *owned[8];
+    int n;
+    int failed;       /* an allocation failed: the call returns MPI_ERR_NO_MEM */
+} mcoll_fortran_temps;
+
+/* An INTEGER array of n entries as int: the array itself where INTEGER is int (the usual case),
+ * else a converted copy. */
+const int *mcoll_fortran_ints(mcoll_fortran_temps *t, const MPI_Fint *f, int n);
+/* An array of n datatype handles as MPI_Datatype (NULL stays NULL). */
+const MPI_Datatype *mcoll_fortran_types(mcoll_fortran_temps *t, const MPI_Fint *f, int n);
+void mcoll_fortran_free(mcoll_fortran_temps *t);
+/* Blocks on each side of a call on comm: the remote group's size (the group's own on an
+ * intracommunicator), or for the neighbourhood calls the out- and in-degree; 0 for an invalid
+ * communicator, which the C entry point then reports. */
+void mcoll_fortran_blocks(MPI_Comm comm, int neighbor, int *nsend, int *nrecv);
+
+/* The five spellings of one entry point, each calling f_<lower>. Every parameter list ends with
+ * `ierr`; the f08 one gives f_<lower> somewhere to write when the caller passed no ierror. */
+#define FORTRAN_ENTRY(lower, upper, params, args)        \
+    void lower params;                                   \
+    void lower##_ params;                                \
+    void lower##__ params;                               \
+    void upper params;                                   \
+    void lower##_f08_ params;                            \
+    void lower params { f_##lower args; }                \
+    void lower##_ params { f_##lower args; }             \
+    void lower##__ params { f_##lower args; }            \
+    void upper params { f_##lower args; }                \
+    void lower##_f08_ params                             \
+    {                                                    \
+        MPI_Fint absent_;                                \
+        if (!ierr) ierr = &absent_;                      \
+        f_##lower args;                                  \
+    }
+
+#endif /* MCOLL_FORTRAN_H */
