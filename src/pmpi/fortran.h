@@ -35,23 +35,30 @@ void mcoll_fortran_free(mcoll_fortran_temps *t);
  * communicator, which the C entry point then reports. */
 void mcoll_fortran_blocks(MPI_Comm comm, int neighbor, int *nsend, int *nrecv);
 
-/* The five spellings of one entry point, each calling f_<lower>. Every parameter list ends with
- * `ierr`; the f08 one gives f_<lower> somewhere to write when the caller passed no ierror. */
-#define FORTRAN_ENTRY(lower, upper, params, args)        \
+/* The five spellings of one entry point, each making `call`. Every parameter list ends with
+ * `ierr`; the f08 one gives `call` somewhere to write when the caller passed no ierror. */
+#define FORTRAN_CALLS(lower, upper, params, call)        \
     void lower params;                                   \
     void lower##_ params;                                \
     void lower##__ params;                               \
     void upper params;                                   \
     void lower##_f08_ params;                            \
-    void lower params { f_##lower args; }                \
-    void lower##_ params { f_##lower args; }             \
-    void lower##__ params { f_##lower args; }            \
-    void upper params { f_##lower args; }                \
+    void lower params { call; }                          \
+    void lower##_ params { call; }                       \
+    void lower##__ params { call; }                      \
+    void upper params { call; }                          \
     void lower##_f08_ params                             \
     {                                                    \
         MPI_Fint absent_;                                \
         if (!ierr) ierr = &absent_;                      \
-        f_##lower args;                                  \
+        call;                                            \
     }
+
+/* The same, calling f_<lower> with `args`. */
+#define FORTRAN_ENTRY(lower, upper, params, args) FORTRAN_CALLS(lower, upper, params, f_##lower args)
+
+/* A buffer argument and a datatype handle as C sees them. */
+#define F_BUF(b) mcoll_fortran_buffer(b)
+#define F_TYPE(t) PMPI_Type_f2c(*(t))
 
 #endif /* MCOLL_FORTRAN_H */

@@ -1,6 +1,6 @@
 /* Fortran entry points (mpif.h, `use mpi` and `use mpi_f08`; see fortran.h) of MPI_Init,
- * MPI_Init_thread, MPI_Finalize and the collectives without blocks per peer; the others are in
- * pmpi_fortran_blocks.c. Also what both files share: the sentinels and INTEGER arrays.
+ * MPI_Init_thread, MPI_Finalize and the collectives without blocks per peer (allgather and the
+ * others with blocks are in pmpi_fortran_blocks.c). Also what both files share: the sentinels and INTEGER arrays.
  *
  * The sentinels are the addresses of common blocks (mpi_fortran_in_place_, ...) that the
  * Fortran compiler references; they are looked up in the process's global scope, which gives
@@ -112,34 +112,28 @@ static void f_mpi_init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *
 
 static void f_mpi_finalize(MPI_Fint *ierr) { *ierr = (MPI_Fint)mcoll_mpi_finalize(); }
 
-static void f_mpi_allreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
-                            MPI_Fint *comm, MPI_Fint *ierr)
+/* allreduce, reduce_scatter_block, scan and exscan: (sendbuf, recvbuf, count, type, op, comm). */
+typedef int (*reduction_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+static void f_reduction(reduction_fn fn, void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
+                        MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_allreduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count, PMPI_Type_f2c(*type),
-                                          PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
+    *ierr = (MPI_Fint)fn(F_BUF(sendbuf), F_BUF(recvbuf), (int)*count, F_TYPE(type), PMPI_Op_f2c(*op),
+                         PMPI_Comm_f2c(*comm));
 }
 
 static void f_mpi_bcast(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_bcast(mcoll_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root, PMPI_Comm_f2c(*comm));
+    *ierr = (MPI_Fint)mcoll_mpi_bcast(F_BUF(buf), (int)*count, F_TYPE(type), (int)*root, PMPI_Comm_f2c(*comm));
 }
 
 static void f_mpi_reduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *root,
                          MPI_Fint *comm, MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_reduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count, PMPI_Type_f2c(*type),
-                                       PMPI_Op_f2c(*op), (int)*root, PMPI_Comm_f2c(*comm));
-}
-
-static void f_mpi_reduce_scatter_block(void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *type,
-                                       MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
-{
-    mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_reduce_scatter_block(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*recvcount,
-                                                     PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
+    *ierr = (MPI_Fint)mcoll_mpi_reduce(F_BUF(sendbuf), F_BUF(recvbuf), (int)*count, F_TYPE(type), PMPI_Op_f2c(*op),
+                                       (int)*root, PMPI_Comm_f2c(*comm));
 }
 
 static void f_mpi_reduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *type, MPI_Fint *op,
@@ -154,53 +148,30 @@ static void f_mpi_reduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvcou
     if (sizeof(MPI_Fint) != sizeof(int) && !mcoll_comm_is_null(c)) PMPI_Comm_size(c, &size);
     counts = mcoll_fortran_ints(&t, recvcounts, size);
     *ierr = (MPI_Fint)(t.failed ? MPI_ERR_NO_MEM
-                                : mcoll_mpi_reduce_scatter(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
-                                                           counts, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), c));
+                                : mcoll_mpi_reduce_scatter(F_BUF(sendbuf), F_BUF(recvbuf), counts, F_TYPE(type),
+                                                           PMPI_Op_f2c(*op), c));
     mcoll_fortran_free(&t);
 }
 
-static void f_mpi_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-                            MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr)
-{
-    mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_allgather(mcoll_fortran_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
-                                          mcoll_fortran_buffer(recvbuf), (int)*recvcount, PMPI_Type_f2c(*recvtype),
-                                          PMPI_Comm_f2c(*comm));
-}
-
 static void f_mpi_barrier(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = (MPI_Fint)mcoll_mpi_barrier(PMPI_Comm_f2c(*comm)); }
-
-static void f_mpi_scan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
-                       MPI_Fint *ierr)
-{
-    mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_scan(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
-                                     PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
-}
-
-static void f_mpi_exscan(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
-                         MPI_Fint *ierr)
-{
-    mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_exscan(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
-                                       PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm));
-}
 
 static void f_mpi_reduce_local(void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
                                MPI_Fint *ierr)
 {
     mcoll_fortran_init();
-    *ierr = (MPI_Fint)mcoll_mpi_reduce_local(mcoll_fortran_buffer(inbuf), mcoll_fortran_buffer(inoutbuf), (int)*count,
-                                             PMPI_Type_f2c(*type), PMPI_Op_f2c(*op));
+    *ierr = (MPI_Fint)mcoll_mpi_reduce_local(F_BUF(inbuf), F_BUF(inoutbuf), (int)*count, F_TYPE(type),
+                                             PMPI_Op_f2c(*op));
 }
+
+#define REDUCTION_PARAMS \
+    (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr)
+#define REDUCTION_ARGS sendbuf, recvbuf, count, type, op, comm, ierr
 
 FORTRAN_ENTRY(mpi_init, MPI_INIT, (MPI_Fint *ierr), (ierr))
 FORTRAN_ENTRY(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr),
               (required, provided, ierr))
 FORTRAN_ENTRY(mpi_finalize, MPI_FINALIZE, (MPI_Fint *ierr), (ierr))
-FORTRAN_ENTRY(mpi_allreduce, MPI_ALLREDUCE,
-              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr),
-              (sendbuf, recvbuf, count, type, op, comm, ierr))
+FORTRAN_CALLS(mpi_allreduce, MPI_ALLREDUCE, REDUCTION_PARAMS, f_reduction(mcoll_mpi_allreduce, REDUCTION_ARGS))
 FORTRAN_ENTRY(mpi_bcast, MPI_BCAST,
               (void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *root, MPI_Fint *comm, MPI_Fint *ierr),
               (buf, count, type, root, comm, ierr))
@@ -208,25 +179,15 @@ FORTRAN_ENTRY(mpi_reduce, MPI_REDUCE,
               (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *root,
                MPI_Fint *comm, MPI_Fint *ierr),
               (sendbuf, recvbuf, count, type, op, root, comm, ierr))
-FORTRAN_ENTRY(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
-              (void *sendbuf, void *recvbuf, MPI_Fint *recvcount, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
-               MPI_Fint *ierr),
-              (sendbuf, recvbuf, recvcount, type, op, comm, ierr))
+FORTRAN_CALLS(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK, REDUCTION_PARAMS,
+              f_reduction(mcoll_mpi_reduce_scatter_block, REDUCTION_ARGS))
 FORTRAN_ENTRY(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
               (void *sendbuf, void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm,
                MPI_Fint *ierr),
               (sendbuf, recvbuf, recvcounts, type, op, comm, ierr))
-FORTRAN_ENTRY(mpi_allgather, MPI_ALLGATHER,
-              (void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf, MPI_Fint *recvcount,
-               MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierr),
-              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr))
 FORTRAN_ENTRY(mpi_barrier, MPI_BARRIER, (MPI_Fint *comm, MPI_Fint *ierr), (comm, ierr))
-FORTRAN_ENTRY(mpi_scan, MPI_SCAN,
-              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr),
-              (sendbuf, recvbuf, count, type, op, comm, ierr))
-FORTRAN_ENTRY(mpi_exscan, MPI_EXSCAN,
-              (void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *comm, MPI_Fint *ierr),
-              (sendbuf, recvbuf, count, type, op, comm, ierr))
+FORTRAN_CALLS(mpi_scan, MPI_SCAN, REDUCTION_PARAMS, f_reduction(mcoll_mpi_scan, REDUCTION_ARGS))
+FORTRAN_CALLS(mpi_exscan, MPI_EXSCAN, REDUCTION_PARAMS, f_reduction(mcoll_mpi_exscan, REDUCTION_ARGS))
 FORTRAN_ENTRY(mpi_reduce_local, MPI_REDUCE_LOCAL,
               (void *inbuf, void *inoutbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op, MPI_Fint *ierr),
               (inbuf, inoutbuf, count, type, op, ierr))

@@ -13,7 +13,8 @@ static int validate(const mcoll_call *c)
     if (err != MPI_SUCCESS) return err;
     if (c->sendbuf == MPI_IN_PLACE && (!mcoll_is_root(c) || c->cs->is_inter)) return MPI_ERR_ARG;
     if (mcoll_is_root(c) && c->recvbuf == MPI_IN_PLACE) return MPI_ERR_ARG;
-    if (mcoll_is_leaf(c) && c->sendbuf != MPI_IN_PLACE) err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
+    if (mcoll_is_leaf(c) && c->sendbuf != MPI_IN_PLACE)
+        err = mcoll_check_buffer(c->sendbuf, c->count, c->type, c->info);
     if (err == MPI_SUCCESS && mcoll_is_root(c)) err = mcoll_check_buffer(c->recvbuf, c->count, c->type, c->info);
     if (err == MPI_SUCCESS && mcoll_is_root(c)) err = mcoll_check_alias(c->sendbuf, c->recvbuf, c->count);
     return err;

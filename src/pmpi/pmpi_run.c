@@ -106,7 +106,9 @@ static void log_path(const mcoll_call *c, const mcoll_decision *d)
 {
     const mcoll_buf *b = active(&c->send) ? &c->send : &c->recv;
     const mcoll_type_info *info = row(c, b->type);
-    const char *type_name = c->sendtypes || c->recvtypes ? "datatypes per peer" : info ? info->name : "derived datatype";
+    const char *type_name = c->sendtypes || c->recvtypes ? "datatypes per peer"
+                            : info                        ? info->name
+                                                          : "derived datatype";
     char chunks[48] = "";
     long long bytes = (long long)b->count * b->size;
     if (d->chunk > 0) snprintf(chunks, sizeof chunks, ", %d-element chunks", d->chunk);
