@@ -52,8 +52,7 @@ struct mcoll_nbop {
     int mpi_freed;              /* the free function of the current start's request ran */
     int user_freed;             /* persistent: MPI_Request_free came while active */
     struct mcoll_nbop *prev, *next; /* operations in flight */
-    struct mcoll_nbop *greq_next;   /* hash chains: by generalized request, */
-    struct mcoll_nbop *handle_next; /* by persistent handle */
+    struct mcoll_nbop *chain[2];    /* hash chains: by generalized request, by persistent handle */
 };
 
 /* Start the current run of op (operation.c): queue the kernel (engine) or copy the inputs to

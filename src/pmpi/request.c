@@ -29,7 +29,6 @@ static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock;
 static pthread_mutex_t advancing = PTHREAD_MUTEX_INITIALIZER;
 static mcoll_nbop *in_flight;
-static mcoll_nbop *by_greq[BUCKETS], *by_handle[BUCKETS];
 static atomic_int live, pending;
 
 static void lock_init(void)
@@ -57,56 +56,35 @@ static size_t bucket(MPI_Request r)
     return (size_t)((v * 0x9e3779b97f4a7c15ull) >> 54) & (BUCKETS - 1);
 }
 
-/* The registry; all with the lock held. */
-static mcoll_nbop *find_greq(MPI_Request r)
+/* The registry; all with the lock held. Two hash tables: operations by the generalized
+ * request of their current start, persistent ones by the handle the user holds. */
+enum { BY_GREQ, BY_HANDLE };
+static mcoll_nbop *table[2][BUCKETS];
+
+static MPI_Request key(const mcoll_nbop *op, int t) { return t == BY_GREQ ? op->greq : op->handle; }
+
+static mcoll_nbop *find(int t, MPI_Request r)
 {
     mcoll_nbop *op;
-    for (op = by_greq[bucket(r)]; op; op = op->greq_next)
-        if (op->greq == r) return op;
+    for (op = table[t][bucket(r)]; op; op = op->chain[t])
+        if (key(op, t) == r) return op;
     return NULL;
 }
 
-static mcoll_nbop *find_handle(MPI_Request r)
+static void add(int t, mcoll_nbop *op)
 {
-    mcoll_nbop *op;
-    for (op = by_handle[bucket(r)]; op; op = op->handle_next)
-        if (op->handle == r) return op;
-    return NULL;
-}
-
-static void add_greq(mcoll_nbop *op)
-{
-    size_t b = bucket(op->greq);
-    op->greq_next = by_greq[b];
-    by_greq[b] = op;
+    size_t b = bucket(key(op, t));
+    op->chain[t] = table[t][b];
+    table[t][b] = op;
     atomic_fetch_add(&live, 1);
 }
 
-static void drop_greq(mcoll_nbop *op)
+static void drop(int t, mcoll_nbop *op)
 {
     mcoll_nbop **at;
-    for (at = &by_greq[bucket(op->greq)]; *at; at = &(*at)->greq_next)
+    for (at = &table[t][bucket(key(op, t))]; *at; at = &(*at)->chain[t])
         if (*at == op) {
-            *at = op->greq_next;
-            atomic_fetch_sub(&live, 1);
-            return;
-        }
-}
-
-static void add_handle(mcoll_nbop *op)
-{
-    size_t b = bucket(op->handle);
-    op->handle_next = by_handle[b];
-    by_handle[b] = op;
-    atomic_fetch_add(&live, 1);
-}
-
-static void drop_handle(mcoll_nbop *op)
-{
-    mcoll_nbop **at;
-    for (at = &by_handle[bucket(op->handle)]; *at; at = &(*at)->handle_next)
-        if (*at == op) {
-            *at = op->handle_next;
+            *at = op->chain[t];
             atomic_fetch_sub(&live, 1);
             return;
         }
@@ -196,7 +174,7 @@ static int free_fn(void *state)
     int err, done;
     enter();
     err = op->error;
-    drop_greq(op);
+    drop(BY_GREQ, op);
     op->mpi_freed = 1;
     done = op->completed;
     leave();
@@ -227,7 +205,7 @@ static int start(mcoll_nbop *op)
         op->completed = op->mpi_freed = 0;
         op->greq = greq;
         op->active = 1;
-        add_greq(op);
+        add(BY_GREQ, op);
         push_in_flight(op);
         leave();
         return MPI_SUCCESS;
@@ -256,7 +234,7 @@ int mcoll_nbop_create(const mcoll_call *c, const mcoll_decision *d, const mcoll_
             return mcoll_raise(c->comm, err);
         }
         enter();
-        add_handle(op);
+        add(BY_HANDLE, op);
         leave();
         *request = op->handle;
         mcoll_pmpi_log_path(&op->call, &op->d);
@@ -302,7 +280,7 @@ void mcoll_nbop_free_persistent(mcoll_nbop *op)
     MPI_Request handle, greq;
     int active;
     enter();
-    drop_handle(op);
+    drop(BY_HANDLE, op);
     handle = op->handle;
     op->handle = MPI_REQUEST_NULL;
     active = op->active;
@@ -323,7 +301,7 @@ mcoll_nbop *mcoll_request_persistent(MPI_Request r)
     mcoll_nbop *op;
     if (r == MPI_REQUEST_NULL || !atomic_load(&live)) return NULL;
     enter();
-    op = find_handle(r);
+    op = find(BY_HANDLE, r);
     leave();
     return op;
 }
@@ -334,7 +312,7 @@ int mcoll_request_pending(MPI_Request r)
     int yes;
     if (r == MPI_REQUEST_NULL || !atomic_load(&pending)) return 0;
     enter();
-    op = find_greq(r);
+    op = find(BY_GREQ, r);
     yes = op && !op->completed;
     leave();
     return yes;
@@ -415,7 +393,7 @@ void mcoll_requests_comm_freed(mcoll_comm_state *cs)
     if (!atomic_load(&live)) return;
     enter();
     for (b = 0; b < BUCKETS; b++)
-        for (op = by_handle[b]; op; op = op->handle_next)
+        for (op = table[BY_HANDLE][b]; op; op = op->chain[BY_HANDLE])
             if (op->call.cs == cs) op->call.cs = NULL;
     leave();
     if (cs->engine) drain(uses_engine, cs->engine);
@@ -429,17 +407,17 @@ void mcoll_requests_finalize(void)
     drain(any, NULL);
     enter();
     for (b = 0; b < BUCKETS; b++) {
-        for (op = by_handle[b]; op; op = next) {
-            next = op->handle_next;
+        for (op = table[BY_HANDLE][b]; op; op = next) {
+            next = op->chain[BY_HANDLE];
             PMPI_Request_free(&op->handle);
             atomic_fetch_sub(&live, 1);
             /* Active: its start's request is the user's; MPI may still call its functions. */
             if (op->active) mcoll_nbop_release(op);
             else destroy(op);
         }
-        by_handle[b] = NULL;
+        table[BY_HANDLE][b] = NULL;
         /* Requests completed but never waited for: their memory stays for the MPI. */
-        for (op = by_greq[b]; op; op = op->greq_next) mcoll_nbop_release(op);
+        for (op = table[BY_GREQ][b]; op; op = op->chain[BY_GREQ]) mcoll_nbop_release(op);
     }
     leave();
     mcoll_pool_finalize();
