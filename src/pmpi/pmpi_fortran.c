@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include "pmpi.h"
 #include "plugin.h"
+#include "fortran.h"
 
 #define SPELLINGS 4
 static void *in_place_addr[SPELLINGS];
@@ -46,6 +47,8 @@ static void *c_buffer(void *buf)
     }
     return buf;
 }
+
+void *mcoll_fortran_buffer(void *buf) { return c_buffer(buf); }
 
 static void f_mpi_init(MPI_Fint *ierr)
 {
@@ -124,17 +127,6 @@ static void f_mpi_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendty
 }
 
 static void f_mpi_barrier(MPI_Fint *comm, MPI_Fint *ierr) { *ierr = (MPI_Fint)mcoll_mpi_barrier(PMPI_Comm_f2c(*comm)); }
-
-/* The four spellings of one entry point. */
-#define FORTRAN_ENTRY(lower, upper, params, args)        \
-    void lower params;                                   \
-    void lower##_ params;                                \
-    void lower##__ params;                               \
-    void upper params;                                   \
-    void lower params { f_##lower args; }                \
-    void lower##_ params { f_##lower args; }             \
-    void lower##__ params { f_##lower args; }            \
-    void upper params { f_##lower args; }
 
 FORTRAN_ENTRY(mpi_init, MPI_INIT, (MPI_Fint *ierr), (ierr))
 FORTRAN_ENTRY(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr),

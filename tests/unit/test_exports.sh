@@ -20,10 +20,17 @@ for f in Init Init_thread Finalize Allreduce Bcast Reduce Reduce_scatter_block R
     need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"
 done
 
-# Nonblocking and persistent collectives and the completion calls that drive them (C only).
+# Nonblocking and persistent collectives and the completion calls that drive them.
 for f in Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Wait Test Waitall \
          Testall Waitany Testany Waitsome Testsome Request_get_status Request_free Start Startall; do
     need "MPI_$f"
+done
+# Their Fortran names (mpif.h and use mpi), persistent ones and MPI_START... aside.
+for f in Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Wait Test Waitall \
+         Testall Waitany Testany Waitsome Testsome Request_get_status; do
+    lower=$(echo "mpi_$f" | tr 'A-Z' 'a-z')
+    upper=$(echo "MPI_$f" | tr 'a-z' 'A-Z')
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"
 done
 # The persistent forms under the names the MPI declares (configure: MCOLL_PCOLL).
 pcoll=$(sed -n 's/.*-DMCOLL_PCOLL=\([0-9]\).*/\1/p' "$BUILD/../Makefile" 2>/dev/null | head -n 1)
