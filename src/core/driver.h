@@ -49,7 +49,8 @@
     X(cuEventCreate, 2000)                       \
     X(cuEventDestroy, 4000)                      \
     X(cuEventRecord, 2000)                       \
-    X(cuEventSynchronize, 2000)
+    X(cuEventSynchronize, 2000)                  \
+    X(cuEventQuery, 2000)
 
 /* Virtual memory management: needed by the engines, absent on very old drivers. */
 #define MCOLL_DRIVER_VMM(X)                      \

@@ -8,6 +8,7 @@
 #include "driver.h"
 #include "log.h"
 #include "mcoll.h"
+#include "request.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -41,6 +42,7 @@ static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
     pthread_mutex_lock(&list_lock);
     unlink_state(s);
     pthread_mutex_unlock(&list_lock);
+    mcoll_requests_comm_freed(s); /* operations still using the engine finish first */
     if (s->engine) mcoll_comm_destroy(s->engine);
     free(s);
     return MPI_SUCCESS;
@@ -89,7 +91,13 @@ void mcoll_comm_state_set_engine(mcoll_comm_state *s, mcoll_comm *engine)
     pthread_mutex_unlock(&list_lock);
 }
 
-mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
+static int engines_possible(void)
+{
+    return mcoll_driver_available() && mcoll_settings_get()->engine != MCOLL_ENGINE_STAGED;
+}
+
+/* ask: find out now whether the communicator lies on one node (see comm_attr.h). */
+static mcoll_comm_state *state_of(MPI_Comm comm, int ask)
 {
     mcoll_comm_state *s;
     void *value = NULL;
@@ -97,7 +105,11 @@ mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
 
     if (keyval == MPI_KEYVAL_INVALID) return NULL;
     if (PMPI_Comm_get_attr(comm, keyval, &value, &flag) != MPI_SUCCESS) return NULL;
-    if (flag) return (mcoll_comm_state *)value;
+    s = (mcoll_comm_state *)value;
+    if (flag) {
+        if (ask && s->node_local < 0 && engines_possible()) mcoll_comm_node_local(s);
+        return s;
+    }
 
     s = (mcoll_comm_state *)calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -120,12 +132,17 @@ mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm)
     pthread_mutex_lock(&list_lock);
     push_state(s);
     pthread_mutex_unlock(&list_lock);
-    /* Asked now, in the first intercepted collective on the communicator, which every rank
-     * makes whatever its buffers are; asked later, only ranks with device buffers would
-     * reach the collective split. Skipped where no engine can ever run. */
-    if (mcoll_driver_available() && mcoll_settings_get()->engine != MCOLL_ENGINE_STAGED) mcoll_comm_node_local(s);
+    /* Asked now, in the first intercepted blocking collective on the communicator, which every
+     * rank makes whatever its buffers are; asked later, only ranks with device buffers would
+     * reach the collective split. Skipped where no engine can ever run. Nonblocking calls
+     * (mcoll_comm_state_find) leave it to the decision, which asks only for device buffers. */
+    if (ask && engines_possible()) mcoll_comm_node_local(s);
     return s;
 }
+
+mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm) { return state_of(comm, 1); }
+
+mcoll_comm_state *mcoll_comm_state_find(MPI_Comm comm) { return state_of(comm, 0); }
 
 int mcoll_comm_node_local(mcoll_comm_state *s)
 {

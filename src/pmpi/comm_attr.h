@@ -30,6 +30,10 @@ void mcoll_comm_attr_finalize(void);
 
 /* The state of `comm` (created on first use), or NULL when MPI refuses the attribute calls. */
 mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm);
+/* The same without the collective node-locality question, for calls that must not wait for
+ * the other ranks (nonblocking and persistent ones); the decision asks it when device buffers
+ * could go to the engines. */
+mcoll_comm_state *mcoll_comm_state_find(MPI_Comm comm);
 
 /* 1 when every rank of the (intra)communicator lives on this node. Collective the first time
  * (MPI_Comm_split_type), cached afterwards. */

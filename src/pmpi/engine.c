@@ -23,10 +23,18 @@ static mcoll_comm *engine_for(mcoll_comm_state *cs)
     return engine;
 }
 
-/* The MPI call returns with the result in place: wait for the team's stream. */
+mcoll_comm *mcoll_engine_of(mcoll_comm_state *cs) { return engine_for(cs); }
+
+/* Set by the nonblocking calls around their launch (engine.h). */
+static _Thread_local int launch_only;
+
+void mcoll_engine_launch_only(int on) { launch_only = on; }
+
+/* The MPI call returns with the result in place: wait for the team's stream (a nonblocking
+ * call waits later, on an event recorded after the kernel). */
 static mcoll_result finish(mcoll_comm *e, mcoll_result rc)
 {
-    if (rc != MCOLL_SUCCESS) return rc;
+    if (rc != MCOLL_SUCCESS || launch_only) return rc;
     return mcoll_comm_sync(e);
 }
 

@@ -29,4 +29,13 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
 /* d->bytes per rank. */
 mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
 
+/* The communicator's engine, built (collectively) if this is its first use; NULL when it has
+ * none. Persistent calls build it when they are initialized. */
+mcoll_comm *mcoll_engine_of(mcoll_comm_state *cs);
+
+/* While on (this thread only), the functions above return once the kernel is queued on the
+ * team's stream (mcoll_comm_stream) instead of waiting for it: the nonblocking calls record an
+ * event after it and complete their request when the event has passed (request.h). */
+void mcoll_engine_launch_only(int on);
+
 #endif /* MCOLL_ENGINE_H */

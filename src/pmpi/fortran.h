@@ -1,4 +1,5 @@
-/* Shared by the Fortran entry points (pmpi_fortran.c, pmpi_fortran_blocks.c).
+/* Shared by the Fortran entry points (pmpi_fortran.c, pmpi_fortran_blocks.c,
+ * pmpi_fortran_nonblocking.c).
  *
  * Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers never see Fortran calls;
  * mcoll defines the bindings' own symbols instead. mpif.h and `use mpi` call the four spellings

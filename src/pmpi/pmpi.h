@@ -99,6 +99,16 @@ struct mcoll_call {
 /* Run one intercepted collective; returns what the MPI function returns. */
 int mcoll_pmpi_run(mcoll_call *c);
 
+/* The steps before the run (look up, validate, lay out, classify, decide), shared with the
+ * nonblocking and persistent calls (request.h). Returns MPI_SUCCESS with *d decided,
+ * MCOLL_PMPI_FORWARD when the call goes to PMPI untouched (plug-in off), or the error class of a
+ * bad argument, already raised through the communicator's error handler. c->cs may be set by
+ * the caller; else it is looked up (created on first use). */
+#define MCOLL_PMPI_FORWARD (-1)
+int mcoll_pmpi_prepare(mcoll_call *c, mcoll_decision *d);
+/* The INFO (and TRACE) lines saying which path a decided call takes and why. */
+void mcoll_pmpi_log_path(const mcoll_call *c, const mcoll_decision *d);
+
 /* engine_block of the collectives whose block is the call's count. */
 MPI_Aint mcoll_block_is_count(const mcoll_call *c, const char **why);
 

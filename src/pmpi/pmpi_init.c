@@ -7,6 +7,7 @@
 #include "comm_attr.h"
 #include "typeinfo.h"
 #include "stage.h"
+#include "request.h"
 #include "dtype.h"
 #include "half.h"
 #include "config.h"
@@ -22,6 +23,7 @@ static int at_finalize(MPI_Comm comm, int key, void *value, void *extra)
     (void)comm; (void)key; (void)value; (void)extra;
     /* From here on every call goes to MPI untouched. */
     mcoll_plugin_active = 0;
+    mcoll_requests_finalize(); /* operations in flight finish while their engines exist */
     mcoll_comm_attr_finalize(); /* engines (teams) first, while MPI works */
     mcoll_stage_finalize();
     mcoll_classify_forget();

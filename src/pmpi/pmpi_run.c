@@ -151,16 +151,15 @@ static int run_engine(mcoll_call *c, mcoll_decision *d, int *err)
     return 0;
 }
 
-int mcoll_pmpi_run(mcoll_call *c)
+int mcoll_pmpi_prepare(mcoll_call *c, mcoll_decision *d)
 {
-    mcoll_decision d;
-    int err, cuda_failed = 0;
+    int err;
 
     c->mpi_op = mcoll_half_op(c->type, c->op);
-    if (!mcoll_plugin_active) return c->coll->mpi(c, c->sendbuf, c->recvbuf, c->count);
+    if (!mcoll_plugin_active) return MCOLL_PMPI_FORWARD;
     if (mcoll_comm_is_null(c->comm)) return mcoll_raise(c->comm, MPI_ERR_COMM);
-    c->cs = mcoll_comm_state_get(c->comm);
-    if (!c->cs) return c->coll->mpi(c, c->sendbuf, c->recvbuf, c->count); /* MPI reports what is wrong */
+    if (!c->cs) c->cs = mcoll_comm_state_get(c->comm);
+    if (!c->cs) return MCOLL_PMPI_FORWARD; /* MPI reports what is wrong */
     /* The one lookup of the call's datatypes and op in the table. */
     c->info = mcoll_typeinfo_lookup(c->type);
     c->recvinfo = c->recvtype == c->type ? c->info : mcoll_typeinfo_lookup(c->recvtype);
@@ -176,7 +175,20 @@ int mcoll_pmpi_run(mcoll_call *c)
     if (drop_ignored(&c->send)) c->sendbuf = NULL;
     if (drop_ignored(&c->recv)) c->recvbuf = NULL;
 
-    mcoll_decide(c, &d);
+    mcoll_decide(c, d);
+    return MPI_SUCCESS;
+}
+
+void mcoll_pmpi_log_path(const mcoll_call *c, const mcoll_decision *d) { log_path(c, d); }
+
+int mcoll_pmpi_run(mcoll_call *c)
+{
+    mcoll_decision d;
+    int err, cuda_failed = 0;
+
+    err = mcoll_pmpi_prepare(c, &d);
+    if (err == MCOLL_PMPI_FORWARD) return c->coll->mpi(c, c->sendbuf, c->recvbuf, c->count);
+    if (err != MPI_SUCCESS) return err;
     if (d.path == MCOLL_PATH_ENGINE && run_engine(c, &d, &err)) return err;
     err = mcoll_decide_chunk(c, &d);
     if (err != MPI_SUCCESS) return err;

@@ -43,4 +43,8 @@ void mcoll_stage_finalize(void);
  * the other ranks are not left waiting. */
 int mcoll_stage_run(mcoll_call *c, int chunk, int *cuda_failed);
 
+/* First byte (from b->user) and length of elements [first, first + n) of a described buffer:
+ * [true_lb, true_lb + (n - 1) * extent + true_extent) from element `first`. */
+void mcoll_buf_span(const mcoll_buf *b, MPI_Aint first, MPI_Aint n, MPI_Aint *lo, size_t *bytes);
+
 #endif /* MCOLL_STAGE_H */

@@ -34,7 +34,7 @@ typedef struct {
 } run;
 
 /* First byte and length of elements [first, first + n) of b, from its base pointer. */
-static void span(const mcoll_buf *b, MPI_Aint first, MPI_Aint n, MPI_Aint *lo, size_t *bytes)
+void mcoll_buf_span(const mcoll_buf *b, MPI_Aint first, MPI_Aint n, MPI_Aint *lo, size_t *bytes)
 {
     MPI_Aint step = n > 0 ? (n - 1) * b->extent : 0;
     *lo = first * b->extent + b->true_lb + (step < 0 ? step : 0);
@@ -53,15 +53,15 @@ static MPI_Aint piece_count(const run *x, const mcoll_buf *b, int i)
 /* The bytes piece i reads from a buffer (one-piece runs: the whole buffer). */
 static void in_span(const run *x, const mcoll_buf *b, int i, MPI_Aint *lo, size_t *bytes)
 {
-    if (x->pieces == 1) span(b, b->first, b->count, lo, bytes);
-    else span(b, piece_first(x, i), piece_count(x, b, i), lo, bytes);
+    if (x->pieces == 1) mcoll_buf_span(b, b->first, b->count, lo, bytes);
+    else mcoll_buf_span(b, piece_first(x, i), piece_count(x, b, i), lo, bytes);
 }
 
 /* The bytes piece i writes (one-piece runs: the region the collective writes). */
 static void out_span(const run *x, const mcoll_buf *b, int i, MPI_Aint *lo, size_t *bytes)
 {
-    if (x->pieces == 1) span(b, b->out_first, b->out_count, lo, bytes);
-    else span(b, piece_first(x, i), piece_count(x, b, i), lo, bytes);
+    if (x->pieces == 1) mcoll_buf_span(b, b->out_first, b->out_count, lo, bytes);
+    else mcoll_buf_span(b, piece_first(x, i), piece_count(x, b, i), lo, bytes);
 }
 
 /* Base pointer of role r for piece i: the user's buffer, or the host slot shifted so that

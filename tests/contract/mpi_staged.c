@@ -14,30 +14,12 @@
  * no stream, event or pinned buffer of mcoll left alive. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdint.h>
-#include "common/colltest.h"
+#include "contract/devmem.h"
 #include "common/colltest_blocks.h"
-#include "contract/model/contract.h"
-
-static const mcoll_driver *cu;
-static long device_pointers_to_mpi;
 
 /* ---------------------------------------------------------------------------------------------
  * PMPI hooks: what reaches the MPI library
  * ------------------------------------------------------------------------------------------- */
-static void check_host(const char *call, const void *p)
-{
-    unsigned type = 0;
-    CUpointer_attribute a = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-    void *data = &type;
-    if (!p || p == MPI_IN_PLACE) return;
-    if (cu->cuPointerGetAttributes(1, &a, &data, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
-        type == CU_MEMORYTYPE_DEVICE) {
-        fprintf(stderr, "FAIL: device pointer %p passed to %s\n", p, call);
-        device_pointers_to_mpi++;
-    }
-}
-
 #define REAL(name, type) static type real_##name;                                              \
     if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
 
@@ -186,61 +168,6 @@ int PMPI_Neighbor_alltoallw(const void *s, const int *sn, const MPI_Aint *sd, co
  * ------------------------------------------------------------------------------------------- */
 static int host_next; /* mixed memory: which of the next two allocations is host memory */
 
-static int is_device(const void *p)
-{
-    unsigned type = 0;
-    CUpointer_attribute a = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
-    void *data = &type;
-    return cu->cuPointerGetAttributes(1, &a, &data, (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
-           type == CU_MEMORYTYPE_DEVICE;
-}
-
-/* The test's own driver calls need a context even while the thread has none current. */
-static CUcontext test_ctx;
-static CUcontext borrow(void)
-{
-    CUcontext cur = NULL;
-    cu->cuCtxGetCurrent(&cur);
-    if (!cur) cu->cuCtxSetCurrent(test_ctx);
-    return cur;
-}
-static void give_back(CUcontext cur)
-{
-    if (!cur) cu->cuCtxSetCurrent(NULL);
-}
-
-static void *d_alloc(size_t n)
-{
-    CUdeviceptr p = 0;
-    CUcontext cur = borrow();
-    if (cu->cuMemAlloc(&p, n ? n : 1) != CUDA_SUCCESS) {
-        fprintf(stderr, "cuMemAlloc(%zu) failed\n", n);
-        abort();
-    }
-    give_back(cur);
-    return (void *)(uintptr_t)p;
-}
-static void d_release(void *p)
-{
-    CUcontext cur = borrow();
-    if (is_device(p)) cu->cuMemFree((CUdeviceptr)(uintptr_t)p);
-    else free(p);
-    give_back(cur);
-}
-static void d_put(void *d, const void *h, size_t n)
-{
-    CUcontext cur = borrow();
-    if (!is_device(d)) memcpy(d, h, n);
-    else if (n) cu->cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)d, h, n, NULL);
-    give_back(cur);
-}
-static void d_get(void *h, const void *d, size_t n)
-{
-    CUcontext cur = borrow();
-    if (!is_device(d)) memcpy(h, d, n);
-    else if (n) cu->cuMemcpyDtoHAsync(h, (CUdeviceptr)(uintptr_t)d, n, NULL);
-    give_back(cur);
-}
 /* Alternates: send buffer on the host and receive buffer on the device, or the reverse. */
 static void *m_alloc(size_t n)
 {
@@ -257,7 +184,6 @@ static void *r_alloc(size_t n)
     return rank % 2 ? malloc(n ? n : 1) : d_alloc(n);
 }
 
-static const colltest_mem device_mem = {d_alloc, d_release, d_put, d_get};
 static const colltest_mem mixed_mem = {m_alloc, d_release, d_put, d_get};
 static const colltest_mem by_rank_mem = {r_alloc, d_release, d_put, d_get};
 
@@ -303,21 +229,12 @@ static void check_same_signature(int rank, int size)
     d_release(recv);
 }
 
-static int violations;
-static void checkpoint(void)
-{
-    violations += mcoll_contract_violations();
-    if (mcoll_contract_violations()) mcoll_contract_violations_print(stderr);
-    mcoll_contract_reset(); /* keeps the call log short; forgets fault rules too, so: */
-    if (getenv("MCOLL_CONTRACT_FAIL")) mcoll_contract_fail_spec(getenv("MCOLL_CONTRACT_FAIL"));
-}
-
 int main(int argc, char **argv)
 {
     ct_type types[64];
     const char *const *op_names;
     const MPI_Op *ops;
-    int ntypes, nops, t, o, rank, size, rc, all, engines_on;
+    int ntypes, nops, t, o, rank, size, engines_on;
     static const int counts[] = {0, 1, 33};
     CUcontext ctx;
     CUdevice dev;
@@ -329,17 +246,13 @@ int main(int argc, char **argv)
     engines_on = strcmp(getenv("MCOLL_ENGINE"), "staged") != 0;
     setenv("MCOLL_CUDA_AWARE", "0", 1);
     setenv("MCOLL_STAGE_CHUNK", "64K", 1);
-    mcoll_contract_install();
-    cu = mcoll_contract_driver();
+    devmem_install();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    /* What the CUDA runtime does for a program: the device's primary context, current. */
-    cu->cuDeviceGet(&dev, rank % 8);
-    cu->cuDevicePrimaryCtxRetain(&ctx, dev);
-    cu->cuCtxSetCurrent(ctx);
-    test_ctx = ctx;
+    devmem_start(rank, &dev);
+    ctx = devmem_ctx;
     ntypes = ct_types(types);
     ops = ct_ops(&nops, &op_names);
 
@@ -463,18 +376,5 @@ int main(int argc, char **argv)
         checkpoint();
     }
 
-    rc = ct_finish("mpi_staged");
-    if (device_pointers_to_mpi) CT_FAIL("%ld device pointers reached PMPI", device_pointers_to_mpi);
-    if (violations) CT_FAIL("%d violations of the driver contract", violations);
-    MPI_Finalize();
-    /* Everything mcoll allocated for staging is gone. */
-    if (mcoll_contract_live("stream") || mcoll_contract_live("event") || mcoll_contract_live("host_memory")) {
-        mcoll_contract_live_print(stderr);
-        CT_FAIL("staging resources still alive after MPI_Finalize");
-    }
-    if (mcoll_contract_live("device_memory")) CT_FAIL("device buffers of the test leaked");
-    cu->cuDevicePrimaryCtxRelease(dev);
-    all = rc || ct_failures;
-    if (rank == 0 && !all) printf("mpi_staged: PASS\n");
-    return all;
+    return devmem_finish("mpi_staged", dev);
 }

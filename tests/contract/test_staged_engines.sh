@@ -1,20 +1,23 @@
 #!/bin/sh
-# mpi_staged with the GPU engines on, on a contract driver whose cuMemCreate always fails:
-# every communicator's engine set-up fails (on every rank alike, after its collective steps),
-# the engines decline every call, and every call still gives MPI's results through the staged
-# path. Mixed calls are part of it: reduce with device sendbufs and a host recvbuf at the root
-# must ask the engines on every rank, root included, or the ranks would wait on each other.
+# mpi_staged and mpi_nonblocking with the GPU engines on, on a contract driver whose cuMemCreate
+# always fails: every communicator's engine set-up fails (on every rank alike, after its
+# collective steps), the engines decline every call, and every call still gives MPI's results
+# through the staged path. Mixed calls are part of it: reduce with device sendbufs and a host
+# recvbuf at the root must ask the engines on every rank, root included, or the ranks would wait
+# on each other. Nonblocking calls decline the same way, and persistent ones when they are set up.
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
-PROG=$BUILD/tests/contract/mpi_staged
-[ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
 mkdir -p "$BUILD/tests/logs"
-log=$BUILD/tests/logs/staged_engines.out
-MCOLL_ENGINE=auto MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY MCOLL_DEBUG=INFO \
-    "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_ENGINE -x MCOLL_CONTRACT_FAIL -x MCOLL_DEBUG \
-    "$PROG" > "$log" 2>&1
-rc=$?
-grep -q "^mpi_staged: PASS" "$log" || { echo "FAIL: mpi_staged with engines on (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }
-grep -q "staged (MPI not CUDA-aware, engine: declined" "$log" || { echo "FAIL: the engines were never asked"; exit 1; }
-echo "PASS: $(grep -c 'engine: declined' "$log") calls declined by the engines and staged"
+for name in mpi_staged mpi_nonblocking; do
+    PROG=$BUILD/tests/contract/$name
+    [ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
+    log=$BUILD/tests/logs/staged_engines.$name.out
+    MCOLL_ENGINE=auto MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY MCOLL_DEBUG=INFO \
+        "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_ENGINE -x MCOLL_CONTRACT_FAIL -x MCOLL_DEBUG \
+        "$PROG" > "$log" 2>&1
+    rc=$?
+    grep -q "^$name: PASS" "$log" || { echo "FAIL: $name with engines on (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }
+    grep -q "staged (MPI not CUDA-aware, engine: declined" "$log" || { echo "FAIL: $name: the engines were never asked"; exit 1; }
+    echo "PASS: $name: $(grep -c 'engine: declined' "$log") calls declined by the engines and staged"
+done

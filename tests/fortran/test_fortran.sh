@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Fortran programs (use mpi, mpif.h; use mpi_f08 is test_fortran_f08.sh) under mpirun: their own checks pass, and mcoll's INFO
+# The Fortran programs (use mpi, mpif.h, nonblocking calls through use mpi; use mpi_f08 is test_fortran_f08.sh) under mpirun: their own checks pass, and mcoll's INFO
 # log shows that mcoll's Fortran entry points ran each call (Open MPI's Fortran bindings call
 # PMPI_* directly, so these lines can only come from mcoll's wrappers).
 BUILD=${BUILD:-$(pwd)/build}
@@ -10,7 +10,7 @@ NP=${MCOLL_TEST_NP:-4}
 out=$BUILD/tests/logs/fortran.out
 fail=0
 
-for prog in fortran_use_mpi fortran_mpif; do
+for prog in fortran_use_mpi fortran_mpif fortran_nonblocking; do
     MCOLL_DEBUG=INFO "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DEBUG "$BUILD/tests/fortran/$prog" > "$out" 2>&1
     rc=$?
     if [ $rc -ne 0 ] || ! grep -q "^PASS $prog" "$out"; then
@@ -20,6 +20,7 @@ for prog in fortran_use_mpi fortran_mpif; do
     case $prog in
         fortran_use_mpi) calls="allreduce bcast reduce allgather reduce_scatter_block reduce_scatter barrier
                                 gatherv alltoallv alltoallw scatter exscan" ;;
+        fortran_nonblocking) calls="allreduce bcast reduce allgather reduce_scatter_block reduce_scatter" ;;
         *) calls="allreduce bcast barrier alltoall scan reduce_local" ;;
     esac
     for c in $calls; do

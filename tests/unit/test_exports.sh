@@ -24,6 +24,24 @@ for f in Init Init_thread Finalize Allreduce Bcast Reduce Reduce_scatter_block R
     need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"; need "${lower}_f08_"
 done
 
+# Nonblocking and persistent collectives and the completion calls that drive them.
+for f in Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Wait Test Waitall \
+         Testall Waitany Testany Waitsome Testsome Request_get_status Request_free Start Startall; do
+    need "MPI_$f"
+done
+# Their Fortran names (mpif.h and use mpi), persistent ones and MPI_START... aside.
+for f in Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Wait Test Waitall \
+         Testall Waitany Testany Waitsome Testsome Request_get_status; do
+    lower=$(echo "mpi_$f" | tr 'A-Z' 'a-z')
+    upper=$(echo "MPI_$f" | tr 'a-z' 'A-Z')
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"
+done
+# The persistent forms under the names the MPI declares (configure: MCOLL_PCOLL).
+pcoll=$(sed -n 's/.*-DMCOLL_PCOLL=\([0-9]\).*/\1/p' "$BUILD/../Makefile" 2>/dev/null | head -n 1)
+for f in Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Barrier; do
+    case "$pcoll" in 1) need "MPI_${f}_init" ;; 2) need "MPIX_${f}_init" ;; esac
+done
+
 # Every API function of mcoll.h that the library defines, and the 16-bit datatype handles.
 api=$(grep -oE '\bmcoll_[a-z0-9_]+ *\(' "$SRCDIR/include/mcoll.h" | tr -d ' (' | sort -u)
 defined=$(nm --defined-only "$BUILD/lib/libmcoll.a" 2>/dev/null | awk '$2 == "T" {print $3}' | sort -u)
@@ -36,7 +54,7 @@ need MCOLL_BFLOAT16
 # Nothing else: internal functions and tables stay hidden.
 for s in $exported; do
     case "$s" in
-        MPI_*|mpi_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
+        MPI_*|MPIX_*|mpi_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
         *) echo "$api" | grep -qx "$s" || { echo "FAIL: internal symbol $s is exported"; fail=1; } ;;
     esac
 done

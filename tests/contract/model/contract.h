@@ -40,6 +40,9 @@
  *   MCOLL_CONTRACT_QUIET=1           do not print violations to stderr as they happen
  *   MCOLL_CONTRACT_TRACE=1           print every call to stderr
  *   MCOLL_CONTRACT_ABORT=1           abort() at the first violation (for a core or a debugger)
+ *   MCOLL_CONTRACT_EVENT_DELAY=N     cuEventQuery answers CUDA_ERROR_NOT_READY N times after each
+ *                                    cuEventRecord (work "on" a stream is done at once; this lets
+ *                                    tests see callers that wait for events as on a GPU)
  */
 #ifndef MCOLL_CONTRACT_H
 #define MCOLL_CONTRACT_H

@@ -110,6 +110,7 @@ typedef struct model_token {
     model_node node;
     uint64_t magic;
     unsigned flags;
+    int pending;                   /* events: cuEventQuery answers NOT_READY this many more times */
 } model_token;
 
 /* A POSIX fd handed out by cuMemExportToShareableHandle; alive while that fd is still open in
@@ -156,6 +157,7 @@ typedef struct model_state {
     char **violations;
     int violation_count, violation_capacity;
     int quiet, trace, abort_on_violation;
+    int event_delay;               /* queries of a recorded event that answer NOT_READY */
 
     model_node *handles, *reservations, *mappings, *binds;
     model_node *device_buffers, *host_buffers, *registered, *streams, *events, *exported_fds;
@@ -287,6 +289,7 @@ CUresult model_cuEventCreate(CUevent *event, unsigned int flags);
 CUresult model_cuEventDestroy(CUevent event);
 CUresult model_cuEventRecord(CUevent event, CUstream stream);
 CUresult model_cuEventSynchronize(CUevent event);
+CUresult model_cuEventQuery(CUevent event);
 /* vmm.c */
 CUresult model_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
                            const CUmemAllocationProp *prop, unsigned long long flags);

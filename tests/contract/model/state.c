@@ -72,6 +72,7 @@ static void setup_once(void)
     model.quiet = env_flag("MCOLL_CONTRACT_QUIET", 0);
     model.trace = env_flag("MCOLL_CONTRACT_TRACE", 0);
     model.abort_on_violation = env_flag("MCOLL_CONTRACT_ABORT", 0);
+    model.event_delay = getenv("MCOLL_CONTRACT_EVENT_DELAY") ? atoi(getenv("MCOLL_CONTRACT_EVENT_DELAY")) : 0;
     const char *spec = getenv("MCOLL_CONTRACT_FAIL");
     if (spec && *spec && model_parse_fault_spec(spec, 1) < 0)
         fprintf(stderr, "mcoll-contract[%d]: MCOLL_CONTRACT_FAIL=\"%s\" is not valid; ignored\n",

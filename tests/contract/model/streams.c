@@ -125,6 +125,7 @@ CUresult model_cuEventRecord(CUevent event, CUstream stream)
     if (!model_valid_stream(stream))
         return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
+    find_token(model.events, (const void *)event)->pending = model.event_delay;
     return model_leave(&call, CUDA_SUCCESS);
 }
 
@@ -136,5 +137,24 @@ CUresult model_cuEventSynchronize(CUevent event)
     if (!model_valid_event(event))
         return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown event");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
+    find_token(model.events, (const void *)event)->pending = 0;
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+/* The work before the event ran when it was recorded; MCOLL_CONTRACT_EVENT_DELAY=N makes the
+ * first N queries after each record answer NOT_READY, as a GPU still busy would. */
+CUresult model_cuEventQuery(CUevent event)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuEventQuery, 1, "event=%p", (void *)event);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_event(event))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown event");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    model_token *t = find_token(model.events, (const void *)event);
+    if (t->pending > 0) {
+        t->pending--;
+        return model_leave(&call, CUDA_ERROR_NOT_READY);
+    }
     return model_leave(&call, CUDA_SUCCESS);
 }

@@ -1,0 +1,334 @@
+/* Nonblocking and persistent collectives on device buffers through mcoll's plug-in, with an MPI
+ * that is not CUDA-aware below: MPI_Iallreduce, MPI_Ireduce, MPI_Ibcast,
+ * MPI_Ireduce_scatter_block and MPI_Iallgather over the same matrix as the blocking calls
+ * (common/suite.h, each result against the host reference), completed by MPI_Waitall, by
+ * MPI_Wait in reverse order, by an MPI_Testall loop and as persistent requests (where the MPI
+ * has them); 1000 calls in flight at once; 16 calls in flight with blocking calls on device
+ * buffers between them; calls on two communicators in flight together; device collectives in
+ * one MPI_Waitany loop with point-to-point requests; persistent requests started again and again
+ * on new inputs; host buffers; bad arguments.
+ *   mpirun -np N gpu_nonblocking [-q] [-f FILTER] [-s SEED]     (NCCL_NVLS_ENABLE=0 required) */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+#if MCOLL_PCOLL == 2
+#include <mpi-ext.h>
+#endif
+#include "common/api.h"
+#include "common/devbuf.h"
+#include "common/harness.h"
+#include "common/loops.h"
+#include "common/prep.h"
+#include "common/report.h"
+#include "common/suite.h"
+#include "mcoll.h"
+
+#if MCOLL_PCOLL == 1
+#define INIT(name) MPI_##name##_init
+#elif MCOLL_PCOLL == 2
+#define INIT(name) MPIX_##name##_init
+#endif
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_REQUESTS 4096
+
+/* How the requests issued since the last wait complete. */
+typedef enum { BY_WAITALL, BY_WAIT_REVERSED, BY_TESTALL, BY_PERSISTENT } completion;
+static completion how;
+static MPI_Request requests[MAX_REQUESTS];
+static int nrequests;
+
+/* The nonblocking (or persistent: initialized and started) form of one call. */
+static int start_call(coll_api *api, const coll_call *call, MPI_Request *q)
+{
+    MPI_Datatype type = type_mpi(call->type);
+    MPI_Op op = call->op ? op_mpi(call->op) : MPI_OP_NULL;
+    int count = (int)call->count, rc = MPI_ERR_OTHER;
+    const void *send = call->sendbuf;
+    void *recv = call->recvbuf;
+
+    if (how == BY_PERSISTENT) {
+#ifdef INIT
+        switch (call->kind) {
+        case COLL_ALLREDUCE: rc = INIT(Allreduce)(send, recv, count, type, op, api->comm, MPI_INFO_NULL, q); break;
+        case COLL_REDUCE: rc = INIT(Reduce)(send, recv, count, type, op, call->root, api->comm, MPI_INFO_NULL, q); break;
+        case COLL_BCAST: rc = INIT(Bcast)(recv, count, type, call->root, api->comm, MPI_INFO_NULL, q); break;
+        case COLL_REDUCE_SCATTER:
+            rc = INIT(Reduce_scatter_block)(send, recv, count, type, op, api->comm, MPI_INFO_NULL, q);
+            break;
+        case COLL_ALLGATHER:
+            rc = INIT(Allgather)(send, count, type, recv, count, type, api->comm, MPI_INFO_NULL, q);
+            break;
+        }
+        return rc == MPI_SUCCESS ? MPI_Start(q) : rc;
+#endif
+    }
+    switch (call->kind) {
+    case COLL_ALLREDUCE: return MPI_Iallreduce(send, recv, count, type, op, api->comm, q);
+    case COLL_REDUCE: return MPI_Ireduce(send, recv, count, type, op, call->root, api->comm, q);
+    case COLL_BCAST: return MPI_Ibcast(recv, count, type, call->root, api->comm, q);
+    case COLL_REDUCE_SCATTER: return MPI_Ireduce_scatter_block(send, recv, count, type, op, api->comm, q);
+    case COLL_ALLGATHER: return MPI_Iallgather(send, count, type, recv, count, type, api->comm, q);
+    }
+    return rc;
+}
+
+static int nb_issue(coll_api *api, const coll_call *call)
+{
+    int rc;
+    if (call->count > INT_MAX || nrequests >= MAX_REQUESTS) {
+        case_fail("count %zu or %d requests in flight: too many", call->count, nrequests);
+        return -1;
+    }
+    rc = start_call(api, call, &requests[nrequests]);
+    if (rc != MPI_SUCCESS) {
+        case_fail("nonblocking %s returned %d", coll_name(call->kind), rc);
+        return -1;
+    }
+    nrequests++;
+    return 0;
+}
+
+static int nb_wait(coll_api *api)
+{
+    int rc = MPI_SUCCESS, i, flag = 0;
+    (void)api;
+    switch (how) {
+    case BY_WAIT_REVERSED:
+        for (i = nrequests - 1; i >= 0 && rc == MPI_SUCCESS; i--) rc = MPI_Wait(&requests[i], MPI_STATUS_IGNORE);
+        break;
+    case BY_TESTALL:
+        while (!flag && rc == MPI_SUCCESS) rc = MPI_Testall(nrequests, requests, &flag, MPI_STATUSES_IGNORE);
+        break;
+    default:
+        rc = MPI_Waitall(nrequests, requests, MPI_STATUSES_IGNORE);
+        break;
+    }
+    for (i = 0; i < nrequests; i++) {
+        if (how == BY_PERSISTENT && requests[i] != MPI_REQUEST_NULL) MPI_Request_free(&requests[i]);
+        if (requests[i] != MPI_REQUEST_NULL) {
+            case_fail("request %d of %d still set after completion", i, nrequests);
+            rc = MPI_ERR_REQUEST;
+        }
+    }
+    if (rc != MPI_SUCCESS) case_fail("completion of %d requests returned %d", nrequests, rc);
+    nrequests = 0;
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static void api_nonblocking(coll_api *api, const char *name, MPI_Comm comm)
+{
+    api_mpi(api, name, comm);
+    api->issue = nb_issue;
+    api->wait = nb_wait;
+}
+
+/* Cases of suite_mixed, `n` at once, each prepared, issued, and checked after one wait; between
+ * two issues, when `blocking` is set, a blocking MPI_Allreduce on device buffers of its own. */
+static void in_flight(coll_api **apis, int napis, int n, int blocking)
+{
+    coll_prep *p = calloc((size_t)n, sizeof *p);
+    coll_call call;
+    devbuf one;
+    int k, ready = p != NULL, value, want;
+
+    if (!case_begin("%s/in-flight/x%d%s%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "",
+                    blocking ? "/blocking-between" : "")) {
+        free(p);
+        return;
+    }
+    memset(&one, 0, sizeof one);
+    ready = ready && devbuf_alloc(&one, MEM_DEVICE, sizeof(int), 0) == 0;
+    for (k = 0; ready && k < n; k++) {
+        coll_case c = suite_mixed(k, apis[k % napis]->size);
+        ready = prep_alloc(&p[k], &c, apis[k % napis]->rank, apis[k % napis]->size) == 0 &&
+                prep_load(&p[k], case_seed() + (uint64_t)k) == 0;
+    }
+    if (case_agree(ready)) {
+        for (k = 0; k < n; k++) {
+            prep_call(&p[k], &call);
+            apis[k % napis]->issue(apis[k % napis], &call);
+            if (!blocking) continue;
+            value = report_rank() + k;
+            devbuf_put(&one, 0, &value, sizeof value);
+            if (MPI_Allreduce(MPI_IN_PLACE, one.data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+                case_fail("blocking MPI_Allreduce %d between nonblocking calls failed", k);
+            devbuf_get(&one, 0, &value, sizeof value);
+            want = report_size() * (report_size() - 1) / 2 + report_size() * k;
+            if (value != want) case_fail("blocking MPI_Allreduce %d between: %d, want %d", k, value, want);
+        }
+        if (apis[0]->wait(apis[0]) == 0)
+            for (k = 0; k < n; k++) {
+                char label[32];
+                snprintf(label, sizeof label, "call %d: ", k);
+                prep_check(&p[k], label);
+            }
+    }
+    for (k = 0; p && k < n; k++) prep_free(&p[k]);
+    devbuf_free(&one);
+    free(p);
+    case_end();
+}
+
+/* Device allreduces, a ring of point-to-point messages and an MPI_Ibarrier, all in one
+ * MPI_Waitany loop; the receive's status is checked. */
+static void with_point_to_point(coll_api *api, int calls)
+{
+    coll_prep p[8];
+    coll_call call;
+    MPI_Request q[8 + 3];
+    MPI_Status st;
+    int k, index, token = -1, done = 0, ready = 1, n = calls < 8 ? calls : 8;
+    int to = (api->rank + 1) % api->size, from = (api->rank + api->size - 1) % api->size;
+
+    if (!case_begin("%s/with-point-to-point/x%d/waitany", api->name, n)) return;
+    memset(p, 0, sizeof p);
+    for (k = 0; k < n && ready; k++) {
+        coll_case c = suite_mixed(3 * k, api->size);
+        ready = prep_alloc(&p[k], &c, api->rank, api->size) == 0 && prep_load(&p[k], case_seed() + (uint64_t)k) == 0;
+    }
+    if (case_agree(ready)) {
+        MPI_Irecv(&token, 1, MPI_INT, from, 42, api->comm, &q[0]);
+        for (k = 0; k < n; k++) {
+            prep_call(&p[k], &call);
+            if (start_call(api, &call, &q[1 + k]) != MPI_SUCCESS) case_fail("call %d did not start", k);
+        }
+        MPI_Ibarrier(api->comm, &q[n + 1]);
+        MPI_Isend(&api->rank, 1, MPI_INT, to, 42, api->comm, &q[n + 2]);
+        while (done < n + 3 && !case_failed()) {
+            if (MPI_Waitany(n + 3, q, &index, &st) != MPI_SUCCESS || index == MPI_UNDEFINED) {
+                case_fail("MPI_Waitany failed after %d of %d", done, n + 3);
+                break;
+            }
+            if (index == 0 && (st.MPI_SOURCE != from || st.MPI_TAG != 42))
+                case_fail("receive status: source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+            done++;
+        }
+        if (token != from) case_fail("received %d, want %d", token, from);
+        for (k = 0; k < n && !case_failed(); k++) prep_check(&p[k], "");
+    }
+    for (k = 0; k < n; k++) prep_free(&p[k]);
+    case_end();
+}
+
+#ifdef INIT
+/* One persistent allreduce and one persistent bcast started `rounds` times on new inputs. */
+static void persistent_rounds(coll_api *api, size_t count, int rounds)
+{
+    coll_case c[2];
+    coll_prep p[2];
+    coll_call call;
+    MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    int r, k, ready;
+
+    if (!case_begin("%s/persistent/allreduce+bcast/n=%zu/x%d", api->name, count, rounds)) return;
+    memset(c, 0, sizeof c);
+    c[0].kind = COLL_ALLREDUCE;
+    c[0].type = type_get(TT_FLOAT);
+    c[0].op = op_get(OP_SUM);
+    c[1].kind = COLL_BCAST;
+    c[1].type = type_get(TT_INT32);
+    c[1].root = api->size - 1;
+    c[0].count = c[1].count = count;
+    c[0].mem = c[1].mem = MEM_DEVICE;
+    ready = prep_alloc(&p[0], &c[0], api->rank, api->size) == 0 && prep_alloc(&p[1], &c[1], api->rank, api->size) == 0;
+    if (case_agree(ready)) {
+        prep_call(&p[0], &call);
+        INIT(Allreduce)(call.sendbuf, call.recvbuf, (int)count, MPI_FLOAT, MPI_SUM, api->comm, MPI_INFO_NULL, &q[0]);
+        prep_call(&p[1], &call);
+        INIT(Bcast)(call.recvbuf, (int)count, MPI_INT, api->size - 1, api->comm, MPI_INFO_NULL, &q[1]);
+        for (r = 0; r < rounds && !case_failed(); r++) {
+            for (k = 0; k < 2; k++) prep_load(&p[k], case_seed() + (uint64_t)r);
+            if (MPI_Startall(2, q) != MPI_SUCCESS || MPI_Waitall(2, q, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+                case_fail("round %d: MPI_Startall/MPI_Waitall failed", r);
+            for (k = 0; k < 2; k++) prep_check(&p[k], "");
+        }
+        for (k = 0; k < 2; k++) MPI_Request_free(&q[k]);
+    }
+    for (k = 0; k < 2; k++) prep_free(&p[k]);
+    case_end();
+}
+#endif
+
+/* Host buffers go to the MPI's own nonblocking calls. */
+static void host_buffers(coll_api *api)
+{
+    static const coll_kind kinds[] = {COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER};
+    size_t k;
+    for (k = 0; k < LEN(kinds); k++) {
+        coll_case c = suite_mixed((int)k, api->size);
+        c.kind = kinds[k];
+        c.mem = MEM_HOST;
+        case_run(api, &c);
+    }
+}
+
+/* Bad arguments come back as error codes, with no request and nothing crashing. */
+static void bad_arguments(coll_api *api)
+{
+    void *a = NULL, *b = NULL;
+    MPI_Request q = MPI_REQUEST_NULL;
+    int rc[4], i;
+    if (!case_begin("%s/errors/bad-arguments", api->name)) return;
+    if (case_agree(!cuda_check(cudaMalloc(&a, 4096), "cudaMalloc") && !cuda_check(cudaMalloc(&b, 4096), "cudaMalloc"))) {
+        rc[0] = MPI_Iallreduce(a, b, -1, MPI_FLOAT, MPI_SUM, api->comm, &q);
+        rc[1] = MPI_Ibcast(a, 16, MPI_FLOAT, api->size, api->comm, &q);
+        rc[2] = MPI_Iallreduce(a, MPI_IN_PLACE, 16, MPI_FLOAT, MPI_SUM, api->comm, &q);
+        rc[3] = MPI_Iallreduce(a, b, 16, MPI_FLOAT, MPI_SUM, api->comm, NULL);
+        for (i = 0; i < 4; i++)
+            if (rc[i] == MPI_SUCCESS) case_fail("bad call %d returned MPI_SUCCESS", i);
+        if (q != MPI_REQUEST_NULL) case_fail("a refused call returned a request");
+    }
+    if (a) cudaFree(a);
+    if (b) cudaFree(b);
+    case_end();
+}
+
+int main(int argc, char **argv)
+{
+    gpu_opts opts;
+    coll_api api, other, *both[2] = {&api, &other};
+    MPI_Comm dup;
+    int iters, rc = harness_start(&argc, &argv, "gpu_nonblocking", "MPI_I* and persistent collectives on device buffers",
+                                  &opts);
+    if (rc >= 0) return rc;
+    iters = opts.quick ? 100 : 1000;
+
+    how = BY_WAITALL;
+    api_nonblocking(&api, "mpi-nb", MPI_COMM_WORLD);
+    suite_allreduce(&api);
+    suite_reduce(&api);
+    suite_bcast(&api);
+    suite_reduce_scatter(&api);
+    suite_allgather(&api);
+    suite_large(&api, 0);
+    loop_distinct(&api, type_get(TT_INT32), 1023, iters);
+    loop_bcast(&api, 257, iters);
+    in_flight(both, 1, 16, 1);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    api_nonblocking(&other, "mpi-nb-dup", dup);
+    in_flight(both, 2, 16, 0);
+    with_point_to_point(&api, 6);
+    host_buffers(&api);
+    bad_arguments(&api);
+
+    how = BY_WAIT_REVERSED;
+    api_nonblocking(&api, "mpi-nb-wait", MPI_COMM_WORLD);
+    suite_subset(&api);
+    how = BY_TESTALL;
+    api_nonblocking(&api, "mpi-nb-testall", MPI_COMM_WORLD);
+    suite_subset(&api);
+    in_flight(both, 2, 16, 1);
+#ifdef INIT
+    how = BY_PERSISTENT;
+    api_nonblocking(&api, "mpi-persistent", MPI_COMM_WORLD);
+    suite_subset(&api);
+    loop_distinct(&api, type_get(TT_FLOAT), 4099, iters / 10);
+    persistent_rounds(&api, 65539, iters / 10);
+#endif
+    MPI_Comm_free(&dup);
+    return harness_finish();
+}
