@@ -131,6 +131,12 @@ int mcoll_launch_alltoallv(const mcoll_dev_team *team, mcoll_access access, cons
                            const size_t sendbytes[], const size_t sdispls[], void *recvbuf, const size_t recvbytes[],
                            const size_t rdispls[], void *stream);
 
+/* Inclusive (exclusive = 0) or exclusive prefix reduction: rank r receives the reduction of the
+ * inputs of ranks 0..r (0..r-1; rank 0's recvbuf is not touched). count in elements; sendbuf
+ * may equal recvbuf. Always on the unicast layer: multimem.ld_reduce reduces every rank. */
+int mcoll_launch_scan(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                      size_t count, mcoll_dtype dtype, mcoll_op op, int exclusive, void *stream);
+
 /* Text of the last CUDA error a launcher saw (static storage). */
 const char *mcoll_launch_error(void);
 

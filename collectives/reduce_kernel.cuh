@@ -24,6 +24,33 @@ __device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t o
     return n < data - off ? n : data - off;
 }
 
+/* A scan's step between its barriers (unicast loads and stores; see ReduceCall). One-shot:
+ * this rank's prefix of `n` bytes at data-area offset `src` into `user`. Two-shot: every rank's
+ * prefix of this rank's slice at `src`, prefix p stored at `shared` in rank p. */
+template <class K>
+__device__ __forceinline__ void scan_step(const mcoll_dev_team &t, const ReduceCall &c, size_t src, size_t shared,
+                                          char *user, size_t n, bool receives) {
+    const bool exclusive = c.scan == kScanExclusive;
+    if (!c.two_shot) {
+        if (!receives) return;
+        const int count = exclusive ? t.rank : t.rank + 1;
+        for_packs<Unicast::kUnroll>(
+            packs_of(n),
+            [&](unsigned i) {
+                return reduce_first<K, Unicast::kBatch>(count, [&](int p) {
+                    return ld_global_v4((const char *)t.peer_data[p] + src + (size_t)i * 16);
+                });
+            },
+            [&](unsigned i, uint4 v) { st_user(user, n, i, v); });
+        return;
+    }
+    for (unsigned i = threadIdx.x; i < packs_of(n); i += kThreads)
+        scan_ranks<K, Unicast::kBatch>(
+            t.size, exclusive,
+            [&](int p) { return ld_global_v4((const char *)t.peer_data[p] + src + (size_t)i * 16); },
+            [&](int p, uint4 v) { st_global_v4((char *)t.peer_data[p] + shared + (size_t)i * 16, v); });
+}
+
 template <class A, class K>
 __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_constant__ ReduceParams p) {
     const mcoll_dev_team &t = p.team;
@@ -34,7 +61,7 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
     const size_t region = (size_t)b * s.region;
     const size_t lo = (size_t)b * s.span;
     const size_t hi = lo + s.span < s.slot_bytes ? lo + s.span : s.slot_bytes;
-    const bool receives = c.root < 0 || c.root == t.rank;
+    const bool receives = c.scan ? !(c.scan == kScanExclusive && t.rank == 0) : (c.root < 0 || c.root == t.rank);
     uint64_t epoch = t.epochs[b];
 
     for (size_t off = lo; off < hi; off += s.chunk) {
@@ -54,7 +81,9 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
         const size_t shared = out + slot * s.chunk;
         char *user = (char *)c.recv + off;
         char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
-        if (c.two_shot || receives)
+        if (c.scan) {
+            if constexpr (!A::kMultimem) scan_step<K>(t, c, src, shared, user, n, receives);
+        } else if (c.two_shot || receives)
             for_packs<A::kUnroll>(
                 packs_of(n),
                 [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },

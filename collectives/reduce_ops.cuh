@@ -317,5 +317,45 @@ template <class K> MCOLL_HD void combine(Acc<K> &a, const Acc<K> &b) {
     for (int i = 0; i < K::lanes; i++) a.v[i] = apply<K::op>(a.v[i], b.v[i]);
 }
 
+/* ---- prefixes over the ranks (scan, exscan) --------------------------------------------- */
+
+/* The packs of ranks 0..count-1 at one place, combined in rank order; load(p) gives rank p's
+ * pack. Loads go out `Batch` at a time before their values are combined. */
+template <class K, int Batch, class Load> MCOLL_HD uint4 reduce_first(int count, Load load) {
+    Acc<K> acc = identity<K>();
+    for (int base = 0; base < count; base += Batch) {
+        uint4 v[Batch];
+#pragma unroll
+        for (int j = 0; j < Batch; j++)
+            if (base + j < count) v[j] = load(base + j);
+#pragma unroll
+        for (int j = 0; j < Batch; j++)
+            if (base + j < count) combine<K>(acc, widen<K>(v[j]));
+    }
+    return narrow<K>(acc);
+}
+
+/* Every prefix of ranks 0..n-1 at one place, in rank order: emit(p, pack) gives rank p its
+ * result, the combination of ranks 0..p (inclusive) or 0..p-1 (exclusive: rank 0 gets
+ * nothing). Each result is reduce_first's for that rank, bit for bit: the same combinations in
+ * the same order. */
+template <class K, int Batch, class Load, class Emit>
+MCOLL_HD void scan_ranks(int n, bool exclusive, Load load, Emit emit) {
+    Acc<K> acc = identity<K>();
+    for (int base = 0; base < n; base += Batch) {
+        uint4 v[Batch];
+#pragma unroll
+        for (int j = 0; j < Batch; j++)
+            if (base + j < n) v[j] = load(base + j);
+#pragma unroll
+        for (int j = 0; j < Batch; j++) {
+            if (base + j >= n) break;
+            if (exclusive && base + j > 0) emit(base + j, narrow<K>(acc));
+            combine<K>(acc, widen<K>(v[j]));
+            if (!exclusive) emit(base + j, narrow<K>(acc));
+        }
+    }
+}
+
 } // namespace mcoll
 #endif /* MCOLL_REDUCE_OPS_CUH */
