@@ -1,6 +1,7 @@
 /* The native collectives of include/mcoll.h: check the user's arguments, decode the MPI
  * datatype and op to the kernels' types (src/core/dtype.h), then run (run.c). The PMPI
  * plug-in does not come through here: it has decided its calls already. */
+#include <stdint.h>
 #include "checks.h"
 #include "dtype.h"
 #include "comm_internal.h"
@@ -73,6 +74,168 @@ mcoll_result mcoll_allgather(const void *sendbuf, void *recvbuf, size_t sendcoun
     if (!comm || (sendcount && (!sendbuf || !recvbuf))) return MCOLL_ERR_INVALID_ARG;
     MC_RETURN(contiguous_bytes(datatype, sendcount, &bytes));
     return mcoll_comm_run_allgather(comm, sendbuf, recvbuf, bytes, stream);
+}
+
+/* ---- variable counts, gathers, scatters, all-to-all ------------------------------------ */
+
+/* Bytes of one element of a contiguous datatype. */
+static mcoll_result element_size(MPI_Datatype datatype, size_t *size)
+{
+    return contiguous_bytes(datatype, 1, size);
+}
+
+/* count elements of `size` bytes from element `displ` on fit in memory. */
+static int fits(size_t count, size_t displ, size_t size)
+{
+    return count <= SIZE_MAX / size && displ <= SIZE_MAX / size && count * size <= SIZE_MAX - displ * size;
+}
+
+/* Counts (and displacements, when not NULL) of every rank fit; *any: some count is nonzero. */
+static mcoll_result check_blocks(const mcoll_comm *comm, const size_t *counts, const size_t *displs, size_t size,
+                                 int *any)
+{
+    int q;
+    *any = 0;
+    if (!counts || !displs) return MCOLL_ERR_INVALID_ARG;
+    for (q = 0; q < comm->team->size; q++) {
+        if (!fits(counts[q], displs[q], size)) return MCOLL_ERR_INVALID_ARG;
+        if (counts[q]) *any = 1;
+    }
+    return MCOLL_SUCCESS;
+}
+
+static int valid_root(const mcoll_comm *comm, int root) { return root >= 0 && root < comm->team->size; }
+
+mcoll_result mcoll_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t recvcounts[],
+                              const size_t displs[], MPI_Datatype datatype, mcoll_comm *comm,
+                              struct CUstream_st *stream)
+{
+    size_t size;
+    int any, rank;
+    if (!comm) return MCOLL_ERR_INVALID_ARG;
+    rank = comm->team->rank;
+    MC_RETURN(element_size(datatype, &size));
+    MC_RETURN(check_blocks(comm, recvcounts, displs, size, &any));
+    if ((any && !recvbuf) || !sendbuf) return MCOLL_ERR_INVALID_ARG;
+    if (sendbuf != MPI_IN_PLACE && sendcount != recvcounts[rank]) return MCOLL_ERR_INVALID_ARG;
+    return mcoll_comm_run_allgatherv(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, size, stream);
+}
+
+mcoll_result mcoll_alltoall(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
+                            mcoll_comm *comm, struct CUstream_st *stream)
+{
+    size_t size;
+    if (!comm) return MCOLL_ERR_INVALID_ARG;
+    MC_RETURN(element_size(datatype, &size));
+    if (count > SIZE_MAX / size / (size_t)comm->team->size) return MCOLL_ERR_INVALID_ARG;
+    if (count && (!sendbuf || !recvbuf)) return MCOLL_ERR_INVALID_ARG;
+    return mcoll_comm_run_alltoall(comm, sendbuf, recvbuf, count, size, stream);
+}
+
+mcoll_result mcoll_alltoallv(const void *sendbuf, const size_t sendcounts[], const size_t sdispls[], void *recvbuf,
+                             const size_t recvcounts[], const size_t rdispls[], MPI_Datatype datatype,
+                             mcoll_comm *comm, struct CUstream_st *stream)
+{
+    size_t size;
+    int any_in, any_out, rank;
+    if (!comm) return MCOLL_ERR_INVALID_ARG;
+    rank = comm->team->rank;
+    MC_RETURN(element_size(datatype, &size));
+    MC_RETURN(check_blocks(comm, recvcounts, rdispls, size, &any_in));
+    if (any_in && !recvbuf) return MCOLL_ERR_INVALID_ARG;
+    if (sendbuf != MPI_IN_PLACE) {
+        MC_RETURN(check_blocks(comm, sendcounts, sdispls, size, &any_out));
+        if ((any_out && !sendbuf) || sendcounts[rank] != recvcounts[rank]) return MCOLL_ERR_INVALID_ARG;
+    }
+    return mcoll_comm_run_alltoallv(comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, size, stream);
+}
+
+mcoll_result mcoll_gather(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, int root,
+                          mcoll_comm *comm, struct CUstream_st *stream)
+{
+    size_t size;
+    int is_root;
+    if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
+    is_root = comm->team->rank == root;
+    MC_RETURN(element_size(datatype, &size));
+    if (count > SIZE_MAX / size / (size_t)comm->team->size) return MCOLL_ERR_INVALID_ARG;
+    if (count && (!sendbuf || (is_root && !recvbuf))) return MCOLL_ERR_INVALID_ARG;
+    if (sendbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
+    return mcoll_comm_run_gather(comm, sendbuf, recvbuf, count, size, root, stream);
+}
+
+mcoll_result mcoll_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t recvcounts[],
+                           const size_t displs[], MPI_Datatype datatype, int root, mcoll_comm *comm,
+                           struct CUstream_st *stream)
+{
+    size_t size;
+    int any, is_root;
+    if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
+    is_root = comm->team->rank == root;
+    MC_RETURN(element_size(datatype, &size));
+    if (sendbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
+    if (sendbuf != MPI_IN_PLACE && (sendcount > SIZE_MAX / size || (sendcount && !sendbuf))) return MCOLL_ERR_INVALID_ARG;
+    if (is_root) {
+        MC_RETURN(check_blocks(comm, recvcounts, displs, size, &any));
+        if (any && !recvbuf) return MCOLL_ERR_INVALID_ARG;
+        if (sendbuf != MPI_IN_PLACE && sendcount != recvcounts[root]) return MCOLL_ERR_INVALID_ARG;
+    }
+    return mcoll_comm_run_gatherv(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, size, root, stream);
+}
+
+mcoll_result mcoll_scatter(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, int root,
+                           mcoll_comm *comm, struct CUstream_st *stream)
+{
+    size_t size;
+    int is_root;
+    if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
+    is_root = comm->team->rank == root;
+    MC_RETURN(element_size(datatype, &size));
+    if (count > SIZE_MAX / size / (size_t)comm->team->size) return MCOLL_ERR_INVALID_ARG;
+    if (count && (!recvbuf || (is_root && !sendbuf))) return MCOLL_ERR_INVALID_ARG;
+    if (recvbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
+    return mcoll_comm_run_scatter(comm, sendbuf, recvbuf, count, size, root, stream);
+}
+
+mcoll_result mcoll_scatterv(const void *sendbuf, const size_t sendcounts[], const size_t displs[], void *recvbuf,
+                            size_t recvcount, MPI_Datatype datatype, int root, mcoll_comm *comm,
+                            struct CUstream_st *stream)
+{
+    size_t size;
+    int any, is_root;
+    if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
+    is_root = comm->team->rank == root;
+    MC_RETURN(element_size(datatype, &size));
+    if (recvbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
+    if (recvbuf != MPI_IN_PLACE && (recvcount > SIZE_MAX / size || (recvcount && !recvbuf))) return MCOLL_ERR_INVALID_ARG;
+    if (is_root) {
+        MC_RETURN(check_blocks(comm, sendcounts, displs, size, &any));
+        if (any && !sendbuf) return MCOLL_ERR_INVALID_ARG;
+        if (recvbuf != MPI_IN_PLACE && recvcount != sendcounts[root]) return MCOLL_ERR_INVALID_ARG;
+    }
+    return mcoll_comm_run_scatterv(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, size, root, stream);
+}
+
+/* ---- prefix reductions ------------------------------------------------------------------ */
+
+mcoll_result mcoll_scan(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op,
+                        mcoll_comm *comm, struct CUstream_st *stream)
+{
+    mcoll_dtype dt;
+    mcoll_op mop;
+    if (!comm || (count && (!recvbuf || !sendbuf))) return MCOLL_ERR_INVALID_ARG;
+    MC_RETURN(reduction_types(datatype, op, &dt, &mop));
+    return mcoll_comm_run_scan(comm, sendbuf, recvbuf, count, dt, mop, stream);
+}
+
+mcoll_result mcoll_exscan(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op,
+                          mcoll_comm *comm, struct CUstream_st *stream)
+{
+    mcoll_dtype dt;
+    mcoll_op mop;
+    if (!comm || (count && (!recvbuf || !sendbuf))) return MCOLL_ERR_INVALID_ARG;
+    MC_RETURN(reduction_types(datatype, op, &dt, &mop));
+    return mcoll_comm_run_exscan(comm, sendbuf, recvbuf, count, dt, mop, stream);
 }
 
 mcoll_result mcoll_barrier(mcoll_comm *comm, struct CUstream_st *stream)
