@@ -55,8 +55,12 @@ __global__ void __launch_bounds__(kThreads, 1) exchange_kernel(const __grid_cons
                 for_packs<4>(packs_of(m), [&](unsigned i) { return ld_user(src, m, i); },
                              [&](unsigned i, uint4 v) { st_global_v4(dst + (size_t)i * 16, v); });
             }
-        if (!c.known && threadIdx.x == 0)
-            A::st(t, area + (size_t)r * 16, make_uint4((uint32_t)exchange_more(c, s, r, n, b, k), 0, 0, 0));
+        /* The flag is the barrier it was written for, or 0: a flag left from an earlier barrier (a
+         * peer that died) never reads as "more", so an aborted wait ends this loop too. */
+        if (!c.known && threadIdx.x == 0) {
+            const uint64_t flag = exchange_more(c, s, r, n, b, k) ? epoch + 1 : 0;
+            A::st(t, area + (size_t)r * 16, make_uint4((uint32_t)flag, (uint32_t)(flag >> 32), 0, 0));
+        }
         block_barrier<A>(t, epoch);
 
         for (int j = 1; j < n; j++) {
@@ -65,9 +69,16 @@ __global__ void __launch_bounds__(kThreads, 1) exchange_kernel(const __grid_cons
                 copy_out(c.recv + c.in_off[q] + off, own + area + slot_at(c, s, q), m);
         }
         /* Every rank reads the same flags, so all stop after the same chunk. */
-        if (c.known ? k + 1 >= chunks
-                    : !__syncthreads_or((int)threadIdx.x < n && ld_global_v4(own + area + threadIdx.x * 16).x != 0))
-            break;
+        if (c.known) {
+            if (k + 1 >= chunks) break;
+        } else {
+            bool more = false;
+            if ((int)threadIdx.x < n) {
+                const uint4 f = ld_global_v4(own + area + threadIdx.x * 16);
+                more = ((uint64_t)f.x | ((uint64_t)f.y << 32)) == epoch;
+            }
+            if (!__syncthreads_or(more)) break;
+        }
     }
     if (threadIdx.x == 0) t.epochs[b] = epoch;
 }

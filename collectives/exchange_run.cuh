@@ -22,8 +22,8 @@
  * all pieces use one span and a block runs the chunks of the longest. Otherwise (gatherv,
  * scatterv, alltoallv: a rank knows only the pieces it sends and receives) each piece has its
  * own span, the grid has max_blocks blocks, and each rank stores with every chunk a flag "I
- * have more" into header slot r of every rank's half; after the barrier every rank reads the
- * same flags and all stop together. */
+ * have more" (the number of the barrier it precedes, or 0) into header slot r of every rank's
+ * half; after the barrier every rank reads the same flags and all stop together. */
 #ifndef MCOLL_EXCHANGE_RUN_CUH
 #define MCOLL_EXCHANGE_RUN_CUH
 

@@ -142,7 +142,9 @@ struct Model {
                               area + slot_at(c, s, r) + s.chunk, barrier);
                     }
                 if (!c.known) {
-                    const unsigned char flag[16] = {(unsigned char)exchange_more(c, s, r, size, b, k)};
+                    unsigned char flag[16] = {0};
+                    const uint32_t more = exchange_more(c, s, r, size, b, k) ? barrier : 0;
+                    memcpy(flag, &more, sizeof more);
                     for (int d = 0; d < size; d++) store(d, area + (size_t)r * 16, flag, 16, area + kHeaderBytes, barrier);
                 }
             }
@@ -171,8 +173,10 @@ struct Model {
                 } else {
                     mine = 0;
                     for (int q = 0; q < size; q++) {
+                        uint32_t flag;
                         if (me.tag[area + (size_t)q * 16] != me.epoch) fail("a flag was not written for this barrier");
-                        mine |= me.area[area + (size_t)q * 16] != 0;
+                        memcpy(&flag, me.area.data() + area + (size_t)q * 16, sizeof flag);
+                        mine |= flag == me.epoch; /* as the kernel: the barrier just passed, or no */
                     }
                 }
                 if (more >= 0 && mine != more) fail("ranks disagree on another chunk");
