@@ -1,6 +1,6 @@
-/* The reductions behind allreduce, reduce and reduce_scatter: what a call asks for, and the
- * entry points that launch it (reduce_run.cu; reduce_float.cu, reduce_int.cu, reduce_small.cu,
- * reduce_pair.cu by datatype). */
+/* The reductions behind allreduce, reduce, reduce_scatter, scan and exscan: what a call asks
+ * for, and the entry points that launch it (reduce_run.cu; reduce_float.cu, reduce_int.cu,
+ * reduce_small.cu, reduce_pair.cu by datatype). */
 #ifndef MCOLL_REDUCE_RUN_CUH
 #define MCOLL_REDUCE_RUN_CUH
 
