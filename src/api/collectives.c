@@ -87,7 +87,14 @@ static mcoll_result element_size(MPI_Datatype datatype, size_t *size)
 /* count elements of `size` bytes from element `displ` on fit in memory. */
 static int fits(size_t count, size_t displ, size_t size)
 {
+    if (!size) return 1; /* a datatype of no bytes moves nothing */
     return count <= SIZE_MAX / size && displ <= SIZE_MAX / size && count * size <= SIZE_MAX - displ * size;
+}
+
+/* `blocks` blocks of count elements of `size` bytes do not fit in memory. */
+static int too_many(size_t count, size_t size, int blocks)
+{
+    return size && count > SIZE_MAX / size / (size_t)blocks;
 }
 
 /* Counts (and displacements, when not NULL) of every rank fit; *any: some count is nonzero. */
@@ -106,18 +113,35 @@ static mcoll_result check_blocks(const mcoll_comm *comm, const size_t *counts, c
 
 static int valid_root(const mcoll_comm *comm, int root) { return root >= 0 && root < comm->team->size; }
 
+/* A side with a block per rank (the receive side of allgatherv, gatherv and alltoallv, the send
+ * side of scatterv and alltoallv): counts and displacements that fit, a buffer when some count
+ * is not 0, and with check_own this rank's own block of `own` elements, the count on the other
+ * side of the call. */
+static mcoll_result block_side(const mcoll_comm *comm, const size_t *counts, const size_t *displs, size_t size,
+                               const void *buf, int check_own, size_t own)
+{
+    int any;
+    MC_RETURN(check_blocks(comm, counts, displs, size, &any));
+    if ((any && !buf) || (check_own && own != counts[comm->team->rank])) return MCOLL_ERR_INVALID_ARG;
+    return MCOLL_SUCCESS;
+}
+
+/* A single block of `count` elements in `buf`, or MPI_IN_PLACE where the call allows it. */
+static mcoll_result one_block(const void *buf, size_t count, size_t size, int in_place_ok)
+{
+    if (buf == MPI_IN_PLACE) return in_place_ok ? MCOLL_SUCCESS : MCOLL_ERR_INVALID_ARG;
+    return too_many(count, size, 1) || (count && !buf) ? MCOLL_ERR_INVALID_ARG : MCOLL_SUCCESS;
+}
+
 mcoll_result mcoll_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t recvcounts[],
                               const size_t displs[], MPI_Datatype datatype, mcoll_comm *comm,
                               struct CUstream_st *stream)
 {
     size_t size;
-    int any, rank;
     if (!comm) return MCOLL_ERR_INVALID_ARG;
-    rank = comm->team->rank;
     MC_RETURN(element_size(datatype, &size));
-    MC_RETURN(check_blocks(comm, recvcounts, displs, size, &any));
-    if ((any && !recvbuf) || !sendbuf) return MCOLL_ERR_INVALID_ARG;
-    if (sendbuf != MPI_IN_PLACE && sendcount != recvcounts[rank]) return MCOLL_ERR_INVALID_ARG;
+    MC_RETURN(one_block(sendbuf, sendcount, size, 1));
+    MC_RETURN(block_side(comm, recvcounts, displs, size, recvbuf, sendbuf != MPI_IN_PLACE, sendcount));
     return mcoll_comm_run_allgatherv(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, size, stream);
 }
 
@@ -127,7 +151,7 @@ mcoll_result mcoll_alltoall(const void *sendbuf, void *recvbuf, size_t count, MP
     size_t size;
     if (!comm) return MCOLL_ERR_INVALID_ARG;
     MC_RETURN(element_size(datatype, &size));
-    if (count > SIZE_MAX / size / (size_t)comm->team->size) return MCOLL_ERR_INVALID_ARG;
+    if (too_many(count, size, comm->team->size)) return MCOLL_ERR_INVALID_ARG;
     if (count && (!sendbuf || !recvbuf)) return MCOLL_ERR_INVALID_ARG;
     return mcoll_comm_run_alltoall(comm, sendbuf, recvbuf, count, size, stream);
 }
@@ -137,16 +161,12 @@ mcoll_result mcoll_alltoallv(const void *sendbuf, const size_t sendcounts[], con
                              mcoll_comm *comm, struct CUstream_st *stream)
 {
     size_t size;
-    int any_in, any_out, rank;
+    int in_place = sendbuf == MPI_IN_PLACE;
     if (!comm) return MCOLL_ERR_INVALID_ARG;
-    rank = comm->team->rank;
     MC_RETURN(element_size(datatype, &size));
-    MC_RETURN(check_blocks(comm, recvcounts, rdispls, size, &any_in));
-    if (any_in && !recvbuf) return MCOLL_ERR_INVALID_ARG;
-    if (sendbuf != MPI_IN_PLACE) {
-        MC_RETURN(check_blocks(comm, sendcounts, sdispls, size, &any_out));
-        if ((any_out && !sendbuf) || sendcounts[rank] != recvcounts[rank]) return MCOLL_ERR_INVALID_ARG;
-    }
+    if (!in_place) MC_RETURN(block_side(comm, sendcounts, sdispls, size, sendbuf, 0, 0));
+    MC_RETURN(block_side(comm, recvcounts, rdispls, size, recvbuf, !in_place,
+                         in_place ? 0 : sendcounts[comm->team->rank]));
     return mcoll_comm_run_alltoallv(comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, size, stream);
 }
 
@@ -158,7 +178,7 @@ mcoll_result mcoll_gather(const void *sendbuf, void *recvbuf, size_t count, MPI_
     if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
     is_root = comm->team->rank == root;
     MC_RETURN(element_size(datatype, &size));
-    if (count > SIZE_MAX / size / (size_t)comm->team->size) return MCOLL_ERR_INVALID_ARG;
+    if (too_many(count, size, comm->team->size)) return MCOLL_ERR_INVALID_ARG;
     if (count && (!sendbuf || (is_root && !recvbuf))) return MCOLL_ERR_INVALID_ARG;
     if (sendbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
     return mcoll_comm_run_gather(comm, sendbuf, recvbuf, count, size, root, stream);
@@ -169,17 +189,12 @@ mcoll_result mcoll_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf,
                            struct CUstream_st *stream)
 {
     size_t size;
-    int any, is_root;
+    int is_root;
     if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
     is_root = comm->team->rank == root;
     MC_RETURN(element_size(datatype, &size));
-    if (sendbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
-    if (sendbuf != MPI_IN_PLACE && (sendcount > SIZE_MAX / size || (sendcount && !sendbuf))) return MCOLL_ERR_INVALID_ARG;
-    if (is_root) {
-        MC_RETURN(check_blocks(comm, recvcounts, displs, size, &any));
-        if (any && !recvbuf) return MCOLL_ERR_INVALID_ARG;
-        if (sendbuf != MPI_IN_PLACE && sendcount != recvcounts[root]) return MCOLL_ERR_INVALID_ARG;
-    }
+    MC_RETURN(one_block(sendbuf, sendcount, size, is_root));
+    if (is_root) MC_RETURN(block_side(comm, recvcounts, displs, size, recvbuf, sendbuf != MPI_IN_PLACE, sendcount));
     return mcoll_comm_run_gatherv(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, size, root, stream);
 }
 
@@ -191,7 +206,7 @@ mcoll_result mcoll_scatter(const void *sendbuf, void *recvbuf, size_t count, MPI
     if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
     is_root = comm->team->rank == root;
     MC_RETURN(element_size(datatype, &size));
-    if (count > SIZE_MAX / size / (size_t)comm->team->size) return MCOLL_ERR_INVALID_ARG;
+    if (too_many(count, size, comm->team->size)) return MCOLL_ERR_INVALID_ARG;
     if (count && (!recvbuf || (is_root && !sendbuf))) return MCOLL_ERR_INVALID_ARG;
     if (recvbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
     return mcoll_comm_run_scatter(comm, sendbuf, recvbuf, count, size, root, stream);
@@ -202,17 +217,12 @@ mcoll_result mcoll_scatterv(const void *sendbuf, const size_t sendcounts[], cons
                             struct CUstream_st *stream)
 {
     size_t size;
-    int any, is_root;
+    int is_root;
     if (!comm || !valid_root(comm, root)) return MCOLL_ERR_INVALID_ARG;
     is_root = comm->team->rank == root;
     MC_RETURN(element_size(datatype, &size));
-    if (recvbuf == MPI_IN_PLACE && !is_root) return MCOLL_ERR_INVALID_ARG;
-    if (recvbuf != MPI_IN_PLACE && (recvcount > SIZE_MAX / size || (recvcount && !recvbuf))) return MCOLL_ERR_INVALID_ARG;
-    if (is_root) {
-        MC_RETURN(check_blocks(comm, sendcounts, displs, size, &any));
-        if (any && !sendbuf) return MCOLL_ERR_INVALID_ARG;
-        if (recvbuf != MPI_IN_PLACE && recvcount != sendcounts[root]) return MCOLL_ERR_INVALID_ARG;
-    }
+    MC_RETURN(one_block(recvbuf, recvcount, size, is_root));
+    if (is_root) MC_RETURN(block_side(comm, sendcounts, displs, size, sendbuf, recvbuf != MPI_IN_PLACE, recvcount));
     return mcoll_comm_run_scatterv(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, size, root, stream);
 }
 
