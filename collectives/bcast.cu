@@ -14,7 +14,6 @@ int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *bu
     c.send = buf;
     c.recv = buf;
     c.total = bytes;
-    c.skip_slot = -1;
     c.receives = !is_root;
     if (bytes <= team->oneshot_max || team->size <= 2) {
         c.slot_bytes = bytes;

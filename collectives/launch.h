@@ -95,6 +95,48 @@ int mcoll_launch_allgather(const mcoll_dev_team *team, mcoll_access access, cons
                            void *recvbuf, size_t sendbytes, void *stream);
 int mcoll_launch_barrier(const mcoll_dev_team *team, mcoll_access access, void *stream);
 
+/* Byte collectives with a block per rank (collectives/exchange_run.cuh). Lengths and
+ * displacements are bytes, one entry per rank of the team; the arrays are read during the call
+ * (a captured graph replays the values it was captured with). Blocks of the receive buffer must
+ * not overlap. Calls whose block sizes every rank knows (the fixed-count ones, allgatherv)
+ * launch nothing when all blocks are empty; gatherv, scatterv and alltoallv, whose sizes only
+ * some ranks know, always launch: every rank makes the call, whatever its own counts. */
+
+/* recvbytes[q] of rank q at recvbuf + displs[q]; in place when sendbuf is recvbuf + displs[rank]. */
+int mcoll_launch_allgatherv(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                            size_t sendbytes, void *recvbuf, const size_t recvbytes[], const size_t displs[],
+                            void *stream);
+/* Block q of `bytes` at recvbuf + q * bytes on root; in place when sendbuf is that block on root.
+ * recvbuf is not touched on the other ranks. */
+int mcoll_launch_gather(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                        size_t bytes, int root, void *stream);
+/* recvbytes, displs and recvbuf are read on root only. */
+int mcoll_launch_gatherv(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, size_t sendbytes,
+                         void *recvbuf, const size_t recvbytes[], const size_t displs[], int root, void *stream);
+/* Block q of `bytes` at sendbuf + q * bytes on root to rank q; root's recvbuf may be its own
+ * block of sendbuf (in place). */
+int mcoll_launch_scatter(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                         size_t bytes, int root, void *stream);
+/* sendbytes, displs and sendbuf are read on root only. */
+int mcoll_launch_scatterv(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                          const size_t sendbytes[], const size_t displs[], void *recvbuf, size_t recvbytes, int root,
+                          void *stream);
+/* Block q of `bytes` of sendbuf to rank q, block q of recvbuf from rank q. In place when
+ * sendbuf is recvbuf. */
+int mcoll_launch_alltoall(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                          size_t bytes, void *stream);
+/* In place when sendbuf is recvbuf and the send lengths and displacements are the receive ones
+ * (which MPI then requires to match between each pair of ranks). */
+int mcoll_launch_alltoallv(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                           const size_t sendbytes[], const size_t sdispls[], void *recvbuf, const size_t recvbytes[],
+                           const size_t rdispls[], void *stream);
+
+/* Inclusive (exclusive = 0) or exclusive prefix reduction: rank r receives the reduction of the
+ * inputs of ranks 0..r (0..r-1; rank 0's recvbuf is not touched). count in elements; sendbuf
+ * may equal recvbuf. Always on the unicast layer: multimem.ld_reduce reduces every rank. */
+int mcoll_launch_scan(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                      size_t count, mcoll_dtype dtype, mcoll_op op, int exclusive, void *stream);
+
 /* Text of the last CUDA error a launcher saw (static storage). */
 const char *mcoll_launch_error(void);
 

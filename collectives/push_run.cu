@@ -69,9 +69,8 @@ __global__ void __launch_bounds__(kThreads, 1) push_kernel(const __grid_constant
         block_barrier<A>(t, epoch);
         if (c.receives)
             for (int q = 0; q < s.nslots; q++)
-                if (q != c.skip_slot)
-                    copy_out((char *)c.recv + q * c.slot_bytes + off, own + area + q * s.chunk,
-                             push_part(c, q, off, len));
+                copy_out((char *)c.recv + q * c.slot_bytes + off, own + area + q * s.chunk,
+                         push_part(c, q, off, len));
     }
     if (threadIdx.x == 0) t.epochs[b] = epoch;
 }

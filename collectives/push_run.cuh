@@ -1,4 +1,4 @@
-/* The byte-moving kernel behind bcast and allgather (push_run.cu). */
+/* The byte-moving kernel behind bcast (push_run.cu). */
 #ifndef MCOLL_PUSH_RUN_CUH
 #define MCOLL_PUSH_RUN_CUH
 
@@ -13,7 +13,7 @@ namespace mcoll {
  *     data area of rank (scatter_root + 1 + q) % size, its owner; then a barrier;
  *   the rank with push_slot >= 0 stores that slot into every rank's data area, read from its
  *     sendbuf, or with scatter_root >= 0 from where the root put it; then a barrier;
- *   a rank with `receives` copies each slot except skip_slot (-1: none) out to recvbuf. */
+ *   a rank with `receives` copies each slot out to recvbuf. */
 struct PushCall {
     const void *send;
     void *recv;
@@ -21,7 +21,6 @@ struct PushCall {
     size_t slot_bytes;
     int nslots;
     int push_slot;
-    int skip_slot;
     int receives;
     int scatter_root;
 };

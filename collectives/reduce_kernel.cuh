@@ -1,5 +1,5 @@
-/* The reduction kernel (one-shot, two-shot, reduce-scatter), written once over the access
- * layer, and the templates that launch it for one datatype. Included by reduce_float.cu,
+/* The reduction kernel (one-shot, two-shot, reduce-scatter; the prefixes of scan and exscan),
+ * written once over the access layer, and the templates that launch it for one datatype. Included by reduce_float.cu,
  * reduce_int.cu, reduce_small.cu and reduce_pair.cu, which split the datatypes so that they
  * build in parallel. */
 #ifndef MCOLL_REDUCE_KERNEL_CUH
@@ -24,8 +24,43 @@ __device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t o
     return n < data - off ? n : data - off;
 }
 
-template <class A, class K>
+/* Peers a scan loads before combining them: fewer than the unicast layer's kBatch, because a
+ * scan also narrows after every peer; with 8, kernels of the 8-bit, complex and pair kinds
+ * spill registers. */
+constexpr int kScanBatch = 4;
+
+/* A scan's step between its barriers (unicast loads and stores; see ReduceCall). One-shot:
+ * this rank's prefix of `n` bytes at data-area offset `src` into `user`. Two-shot: every rank's
+ * prefix of this rank's slice at `src`, prefix p stored at `shared` in rank p. */
+template <class K>
+__device__ __forceinline__ void scan_step(const mcoll_dev_team &t, const ReduceCall &c, size_t src, size_t shared,
+                                          char *user, size_t n, bool receives) {
+    const bool exclusive = c.scan == kScanExclusive;
+    if (!c.two_shot) {
+        if (!receives) return;
+        const int count = exclusive ? t.rank : t.rank + 1;
+        for_packs<Unicast::kUnroll>(
+            packs_of(n),
+            [&](unsigned i) {
+                return reduce_first<K, kScanBatch>(count, [&](int p) {
+                    return ld_global_v4((const char *)t.peer_data[p] + src + (size_t)i * 16);
+                });
+            },
+            [&](unsigned i, uint4 v) { st_user(user, n, i, v); });
+        return;
+    }
+    for (unsigned i = threadIdx.x; i < packs_of(n); i += kThreads)
+        scan_ranks<K, kScanBatch>(
+            t.size, exclusive,
+            [&](int p) { return ld_global_v4((const char *)t.peer_data[p] + src + (size_t)i * 16); },
+            [&](int p, uint4 v) { st_global_v4((char *)t.peer_data[p] + shared + (size_t)i * 16, v); });
+}
+
+/* Scan: the scan kernels (unicast only), instantiated apart so that the other reductions keep
+ * their registers. */
+template <class A, class K, bool Scan>
 __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_constant__ ReduceParams p) {
+    static_assert(!Scan || !A::kMultimem, "prefixes have no multimem form");
     const mcoll_dev_team &t = p.team;
     const ReduceCall &c = p.call;
     const Sched &s = p.sched;
@@ -34,7 +69,7 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
     const size_t region = (size_t)b * s.region;
     const size_t lo = (size_t)b * s.span;
     const size_t hi = lo + s.span < s.slot_bytes ? lo + s.span : s.slot_bytes;
-    const bool receives = c.root < 0 || c.root == t.rank;
+    const bool receives = Scan ? !(c.scan == kScanExclusive && t.rank == 0) : (c.root < 0 || c.root == t.rank);
     uint64_t epoch = t.epochs[b];
 
     for (size_t off = lo; off < hi; off += s.chunk) {
@@ -54,7 +89,9 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
         const size_t shared = out + slot * s.chunk;
         char *user = (char *)c.recv + off;
         char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
-        if (c.two_shot || receives)
+        if constexpr (Scan) {
+            scan_step<K>(t, c, src, shared, user, n, receives);
+        } else if (c.two_shot || receives)
             for_packs<A::kUnroll>(
                 packs_of(n),
                 [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
@@ -74,13 +111,14 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
     if (threadIdx.x == 0) t.epochs[b] = epoch;
 }
 
-template <class A, class K> int launch(const ReduceParams &p, void *stream) {
-    reduce_kernel<A, K><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
+template <class A, class K, bool Scan = false> int launch(const ReduceParams &p, void *stream) {
+    reduce_kernel<A, K, Scan><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
     return check_launch();
 }
 
 template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, bool mm, void *stream) {
     using K = typename KindOf<D, O>::type;
+    if (p.call.scan) return launch<Unicast, K, true>(p, stream);
     if constexpr (kMultimemBuilt && multimem_width(D, O) != 0)
         if (mm) return launch<Multimem, K>(p, stream);
     (void)mm;

@@ -317,5 +317,39 @@ template <class K> MCOLL_HD void combine(Acc<K> &a, const Acc<K> &b) {
     for (int i = 0; i < K::lanes; i++) a.v[i] = apply<K::op>(a.v[i], b.v[i]);
 }
 
+/* ---- prefixes over the ranks (scan, exscan) --------------------------------------------- */
+
+/* Every prefix of ranks 0..n-1 at one place, in rank order: load(p) gives rank p's pack,
+ * emit(p, pack) rank p's result, the combination of ranks 0..p (inclusive) or 0..p-1
+ * (exclusive: rank 0 gets nothing). Loads go out `Batch` at a time before their values are
+ * combined. */
+template <class K, int Batch, class Load, class Emit>
+MCOLL_HD void scan_ranks(int n, bool exclusive, Load load, Emit emit) {
+    Acc<K> acc = identity<K>();
+    for (int base = 0; base < n; base += Batch) {
+        uint4 v[Batch];
+#pragma unroll
+        for (int j = 0; j < Batch; j++)
+            if (base + j < n) v[j] = load(base + j);
+#pragma unroll
+        for (int j = 0; j < Batch; j++) {
+            if (base + j >= n) break;
+            if (exclusive && base + j > 0) emit(base + j, narrow<K>(acc));
+            combine<K>(acc, widen<K>(v[j]));
+            if (!exclusive) emit(base + j, narrow<K>(acc));
+        }
+    }
+}
+
+/* The packs of ranks 0..count-1 (count >= 1) at one place, combined in rank order: the last of
+ * scan_ranks' results. */
+template <class K, int Batch, class Load> MCOLL_HD uint4 reduce_first(int count, Load load) {
+    uint4 last = make_uint4(0, 0, 0, 0);
+    scan_ranks<K, Batch>(count, false, load, [&](int p, uint4 v) {
+        if (p == count - 1) last = v;
+    });
+    return last;
+}
+
 } // namespace mcoll
 #endif /* MCOLL_REDUCE_OPS_CUH */

@@ -11,7 +11,8 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     p.team = *team;
     p.call = call;
     if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
-    const bool mm = use_multimem(team, access);
+    /* multimem.ld_reduce combines every rank: a prefix has no multimem form. */
+    const bool mm = use_multimem(team, access) && !call.scan;
     switch (dtype) {
     case MCOLL_F32: case MCOLL_F64: case MCOLL_F16: case MCOLL_BF16: case MCOLL_CF32: case MCOLL_CF64:
         return run_reduce_float(dtype, op, p, mm, stream);

@@ -1,6 +1,6 @@
-/* The reductions behind allreduce, reduce and reduce_scatter: what a call asks for, and the
- * entry points that launch it (reduce_run.cu; reduce_float.cu, reduce_int.cu, reduce_small.cu,
- * reduce_pair.cu by datatype). */
+/* The reductions behind allreduce, reduce, reduce_scatter, scan and exscan: what a call asks
+ * for, and the entry points that launch it (reduce_run.cu; reduce_float.cu, reduce_int.cu,
+ * reduce_small.cu, reduce_pair.cu by datatype). */
 #ifndef MCOLL_REDUCE_RUN_CUH
 #define MCOLL_REDUCE_RUN_CUH
 
@@ -17,7 +17,11 @@ namespace mcoll {
  *   two_shot == 1: reduces slot `rank`, stores the result on every rank (on root only when
  *                  root >= 0), and after a second barrier copies all slots to recvbuf.
  * root >= 0: only root writes recvbuf. The last `tail` bytes of every slot are padding after
- * its last element (reduce_scatter of pairs such as MPI_DOUBLE_INT): never read or written. */
+ * its last element (reduce_scatter of pairs such as MPI_DOUBLE_INT): never read or written.
+ * scan != 0 (unicast layer only): rank r's result combines ranks 0..r (kScanInclusive) or
+ * 0..r-1 (kScanExclusive: rank 0 writes nothing), in rank order. One-shot reduces those ranks'
+ * slots into recvbuf; two-shot computes every rank's prefix of its slice and stores prefix p
+ * into rank p alone, then all copy out. */
 struct ReduceCall {
     const void *send;
     void *recv;
@@ -28,7 +32,10 @@ struct ReduceCall {
     int two_shot;
     int red_slot;
     int root;
+    int scan;
 };
+
+enum { kScanInclusive = 1, kScanExclusive = 2 };
 
 /* Everything a reduction kernel gets, by value. */
 struct ReduceParams {
@@ -55,6 +62,7 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.total = bytes;
     c.tail = 0;
     c.root = root;
+    c.scan = 0;
     if (bytes <= t->oneshot_max || t->size == 1) {
         c.slot_bytes = bytes;
         c.nslots = 1;

@@ -19,5 +19,6 @@ int mcoll_launch_reduce_scatter(const mcoll_dev_team *team, mcoll_access access,
     c.two_shot = 0;
     c.red_slot = team->rank;
     c.root = -1;
+    c.scan = 0;
     return mcoll::run_reduce(team, access, c, dtype, op, stream);
 }

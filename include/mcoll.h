@@ -24,7 +24,7 @@ extern "C" {
 
 /* API version: changes only when the API does. mcoll_version() gives the library's. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 2
+#define MCOLL_API_VERSION_MINOR 3
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -114,7 +114,7 @@ mcoll_result mcoll_comm_describe(const mcoll_comm *comm, char *buf, size_t len);
  * result is in recvbuf when the stream reaches that point. Calls may be captured in a CUDA
  * graph and replayed. Buffers are device memory of this rank's GPU. MPI_IN_PLACE is accepted
  * as sendbuf wherever MPI accepts it. Counts are in elements of `datatype`.
- * Reductions (allreduce, reduce, reduce_scatter), by datatype:
+ * Reductions (allreduce, reduce, reduce_scatter; scan and exscan below), by datatype:
  *   MPI_FLOAT, MPI_DOUBLE, MCOLL_FLOAT16, MCOLL_BFLOAT16: MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX
  *     (16-bit floats accumulate in float);
  *   8-, 16-, 32- and 64-bit signed and unsigned integers (MPI_CHAR, MPI_SIGNED_CHAR,
@@ -150,6 +150,62 @@ mcoll_result mcoll_reduce_scatter(const void *sendbuf, void *recvbuf, size_t rec
 mcoll_result mcoll_allgather(const void *sendbuf, void *recvbuf, size_t sendcount, MPI_Datatype datatype,
                              mcoll_comm *comm, struct CUstream_st *stream);
 mcoll_result mcoll_barrier(mcoll_comm *comm, struct CUstream_st *stream);
+
+/* API 0.3: gathers, scatters, all-to-all and prefix reductions.
+ * Like bcast and allgather, the calls that only move data take any contiguous datatype. Count
+ * and displacement arrays have an entry per rank of the communicator, in elements of
+ * `datatype`; they are read during the call (a captured graph replays the values it was
+ * captured with) and may be freed when it returns. Blocks of a receive buffer must not
+ * overlap. Every rank makes every call, whatever its own counts. Arguments that MPI reads on
+ * the root only are read on the root only (and may be NULL elsewhere). */
+
+/* recvcounts[q] elements from rank q at recvbuf + displs[q]; sendcount must be
+ * recvcounts[rank]. sendbuf MPI_IN_PLACE: this rank's block is already at recvbuf +
+ * displs[rank] (sendcount is ignored). */
+mcoll_result mcoll_allgatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t recvcounts[],
+                              const size_t displs[], MPI_Datatype datatype, mcoll_comm *comm,
+                              struct CUstream_st *stream);
+/* count elements between every pair of ranks: block q of sendbuf (at q * count) goes to rank q,
+ * block q of recvbuf comes from rank q. sendbuf MPI_IN_PLACE: the blocks are sent from recvbuf
+ * and replaced by those received. */
+mcoll_result mcoll_alltoall(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype,
+                            mcoll_comm *comm, struct CUstream_st *stream);
+/* sendcounts[p] elements at sendbuf + sdispls[p] go to rank p; recvcounts[q] elements from rank
+ * q land at recvbuf + rdispls[q] (recvcounts[q] on this rank is sendcounts[rank] on rank q).
+ * sendbuf MPI_IN_PLACE: sent from recvbuf with recvcounts and rdispls, which then must be
+ * symmetric (this rank's recvcounts[q] is rank q's recvcounts[rank]); sendcounts and sdispls
+ * are ignored and may be NULL. */
+mcoll_result mcoll_alltoallv(const void *sendbuf, const size_t sendcounts[], const size_t sdispls[], void *recvbuf,
+                             const size_t recvcounts[], const size_t rdispls[], MPI_Datatype datatype,
+                             mcoll_comm *comm, struct CUstream_st *stream);
+/* count elements from every rank to root, rank q's at recvbuf + q * count. sendbuf
+ * MPI_IN_PLACE on root: root's block is already in place. recvbuf is read on root only. */
+mcoll_result mcoll_gather(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, int root,
+                          mcoll_comm *comm, struct CUstream_st *stream);
+/* recvcounts[q] elements from rank q at recvbuf + displs[q] on root; sendcount must be root's
+ * recvcounts[rank]. sendbuf MPI_IN_PLACE on root: root's block is already in place (its
+ * sendcount is ignored). recvbuf, recvcounts and displs are read on root only. */
+mcoll_result mcoll_gatherv(const void *sendbuf, size_t sendcount, void *recvbuf, const size_t recvcounts[],
+                           const size_t displs[], MPI_Datatype datatype, int root, mcoll_comm *comm,
+                           struct CUstream_st *stream);
+/* Block q of root's sendbuf (count elements at q * count) to rank q. recvbuf MPI_IN_PLACE on
+ * root: root's block stays where it is. sendbuf is read on root only. */
+mcoll_result mcoll_scatter(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, int root,
+                           mcoll_comm *comm, struct CUstream_st *stream);
+/* sendcounts[q] elements at root's sendbuf + displs[q] to rank q, whose recvcount must be
+ * that. recvbuf MPI_IN_PLACE on root: root's block stays where it is (its recvcount is
+ * ignored). sendbuf, sendcounts and displs are read on root only. */
+mcoll_result mcoll_scatterv(const void *sendbuf, const size_t sendcounts[], const size_t displs[], void *recvbuf,
+                            size_t recvcount, MPI_Datatype datatype, int root, mcoll_comm *comm,
+                            struct CUstream_st *stream);
+/* Prefix reductions, on the datatypes and ops of the reductions above: rank r receives the
+ * inputs of ranks 0..r combined in rank order (so float results are the same whoever computes
+ * them). sendbuf MPI_IN_PLACE: the input is recvbuf. */
+mcoll_result mcoll_scan(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op,
+                        mcoll_comm *comm, struct CUstream_st *stream);
+/* The same over ranks 0..r-1. Rank 0's recvbuf is not written (MPI leaves it undefined). */
+mcoll_result mcoll_exscan(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op,
+                          mcoll_comm *comm, struct CUstream_st *stream);
 
 /* ---------------------------------------------------------------------------------------------
  * 16-bit floating-point datatypes (MPI has none in MPI-3). Valid between MPI_Init and

@@ -59,6 +59,15 @@ $(B)/tests/unit/test_gpu_reference: $(srcdir)/tests/unit/test_gpu_reference.c $(
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(GPU_REF_SRCS) $(B)/tests/unit/pack_reduce.o -o $@ $(STATIC_LINK)
 
+# The suites' block and scan cases against host versions of the collectives.
+GPU_CASE_SRCS = $(GPU_REF_SRCS) $(addprefix $(srcdir)/tests/gpu/common/,blocks.c prep.c devbuf.c report.c options.c \
+                                  api_native.c)
+
+$(B)/tests/unit/test_gpu_cases: $(srcdir)/tests/unit/test_gpu_cases.c $(GPU_CASE_SRCS) \
+                                $(B)/tests/unit/pack_reduce.o $(B)/lib/libmcoll.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(GPU_CASE_SRCS) $(B)/tests/unit/pack_reduce.o -o $@ $(STATIC_LINK)
+
 $(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(SHARED_LINK)

@@ -33,6 +33,36 @@ mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, voi
                                       struct CUstream_st *stream);
 mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream);
 
+/* The calls that move data without reducing it, with counts and displacements in elements of
+ * `size` bytes (any contiguous datatype) and arrays of one entry per rank of the team, read
+ * during the call; what MPI reads on the root only (root's receive side of gatherv, send side
+ * of scatterv) may be NULL elsewhere. MPI_IN_PLACE where MPI allows it (sendbuf; recvbuf on the
+ * root of scatter and scatterv). Fixed counts of 0 do nothing; the variable-count calls always
+ * reach the kernels, since a rank with nothing to move may still take part in moving the others'. */
+mcoll_result mcoll_comm_run_allgatherv(mcoll_comm *comm, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                       const size_t recvcounts[], const size_t displs[], size_t size,
+                                       struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_alltoall(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, size_t size,
+                                     struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_alltoallv(mcoll_comm *comm, const void *sendbuf, const size_t sendcounts[],
+                                      const size_t sdispls[], void *recvbuf, const size_t recvcounts[],
+                                      const size_t rdispls[], size_t size, struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_gather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, size_t size,
+                                   int root, struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_gatherv(mcoll_comm *comm, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                    const size_t recvcounts[], const size_t displs[], size_t size, int root,
+                                    struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, size_t size,
+                                    int root, struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_scatterv(mcoll_comm *comm, const void *sendbuf, const size_t sendcounts[],
+                                     const size_t displs[], void *recvbuf, size_t recvcount, size_t size, int root,
+                                     struct CUstream_st *stream);
+/* Prefix reductions: counts in elements of dtype. Exscan does not write rank 0's recvbuf. */
+mcoll_result mcoll_comm_run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
+                                 mcoll_op op, struct CUstream_st *stream);
+mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                                   mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream);
+
 /* The team's blocking stream: ordered after the legacy default stream, like MPI users expect. */
 struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm);
 /* Wait for everything enqueued on that stream. */

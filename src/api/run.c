@@ -80,6 +80,135 @@ mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, voi
                     "allgather");
 }
 
+/* Element counts or displacements of every rank of the team as bytes; NULL stays NULL. */
+static const size_t *as_bytes(const mcoll_comm *comm, const size_t *elems, size_t size, size_t *bytes)
+{
+    int q;
+    if (!elems) return NULL;
+    for (q = 0; q < comm->team->size; q++) bytes[q] = elems[q] * size;
+    return bytes;
+}
+
+mcoll_result mcoll_comm_run_allgatherv(mcoll_comm *comm, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                       const size_t recvcounts[], const size_t displs[], size_t size,
+                                       struct CUstream_st *stream)
+{
+    size_t lens[MCOLL_MAX_RANKS], offs[MCOLL_MAX_RANKS];
+    const int rank = comm->team->rank;
+    if (sendbuf == MPI_IN_PLACE) {
+        sendbuf = (const char *)recvbuf + displs[rank] * size;
+        sendcount = recvcounts[rank];
+    }
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_allgatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
+                                            as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
+                                            stream),
+                    "allgatherv");
+}
+
+mcoll_result mcoll_comm_run_alltoall(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, size_t size,
+                                     struct CUstream_st *stream)
+{
+    if (!count) return MCOLL_SUCCESS;
+    if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_alltoall(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, stream),
+                    "alltoall");
+}
+
+mcoll_result mcoll_comm_run_alltoallv(mcoll_comm *comm, const void *sendbuf, const size_t sendcounts[],
+                                      const size_t sdispls[], void *recvbuf, const size_t recvcounts[],
+                                      const size_t rdispls[], size_t size, struct CUstream_st *stream)
+{
+    size_t slens[MCOLL_MAX_RANKS], soffs[MCOLL_MAX_RANKS], rlens[MCOLL_MAX_RANKS], roffs[MCOLL_MAX_RANKS];
+    if (sendbuf == MPI_IN_PLACE) {
+        sendbuf = recvbuf;
+        sendcounts = recvcounts;
+        sdispls = rdispls;
+    }
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_alltoallv(&comm->team->dev, access_of(comm), sendbuf,
+                                           as_bytes(comm, sendcounts, size, slens), as_bytes(comm, sdispls, size, soffs),
+                                           recvbuf, as_bytes(comm, recvcounts, size, rlens),
+                                           as_bytes(comm, rdispls, size, roffs), stream),
+                    "alltoallv");
+}
+
+mcoll_result mcoll_comm_run_gather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, size_t size,
+                                   int root, struct CUstream_st *stream)
+{
+    if (!count) return MCOLL_SUCCESS;
+    if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)root * count * size;
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_gather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
+                    "gather");
+}
+
+mcoll_result mcoll_comm_run_gatherv(mcoll_comm *comm, const void *sendbuf, size_t sendcount, void *recvbuf,
+                                    const size_t recvcounts[], const size_t displs[], size_t size, int root,
+                                    struct CUstream_st *stream)
+{
+    size_t lens[MCOLL_MAX_RANKS], offs[MCOLL_MAX_RANKS];
+    if (sendbuf == MPI_IN_PLACE) {
+        sendbuf = (const char *)recvbuf + displs[root] * size;
+        sendcount = recvcounts[root];
+    }
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_gatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
+                                         as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
+                                         root, stream),
+                    "gatherv");
+}
+
+mcoll_result mcoll_comm_run_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, size_t size,
+                                    int root, struct CUstream_st *stream)
+{
+    if (!count) return MCOLL_SUCCESS;
+    if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (size_t)root * count * size;
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
+                    "scatter");
+}
+
+mcoll_result mcoll_comm_run_scatterv(mcoll_comm *comm, const void *sendbuf, const size_t sendcounts[],
+                                     const size_t displs[], void *recvbuf, size_t recvcount, size_t size, int root,
+                                     struct CUstream_st *stream)
+{
+    size_t lens[MCOLL_MAX_RANKS], offs[MCOLL_MAX_RANKS];
+    if (recvbuf == MPI_IN_PLACE) {
+        recvbuf = (char *)sendbuf + displs[root] * size;
+        recvcount = sendcounts[root];
+    }
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_scatterv(&comm->team->dev, access_of(comm), sendbuf,
+                                          as_bytes(comm, sendcounts, size, lens), as_bytes(comm, displs, size, offs),
+                                          recvbuf, recvcount * size, root, stream),
+                    "scatterv");
+}
+
+static mcoll_result run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
+                             mcoll_op op, int exclusive, struct CUstream_st *stream)
+{
+    if (!count) return MCOLL_SUCCESS;
+    if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
+    MC_RETURN(enter(comm));
+    return launched(mcoll_launch_scan(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, exclusive,
+                                      stream),
+                    exclusive ? "exscan" : "scan");
+}
+
+mcoll_result mcoll_comm_run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
+                                 mcoll_op op, struct CUstream_st *stream)
+{
+    return run_scan(comm, sendbuf, recvbuf, count, dtype, op, 0, stream);
+}
+
+mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
+                                   mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream)
+{
+    return run_scan(comm, sendbuf, recvbuf, count, dtype, op, 1, stream);
+}
+
 mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream)
 {
     MC_RETURN(enter(comm));

@@ -1,5 +1,6 @@
 /* Bad arguments to the native API return the documented error codes, enqueue nothing and break
- * nothing: NULL communicator, bad roots, NULL buffers, unsupported or invalid datatypes and ops.
+ * nothing: NULL communicator, bad roots, NULL buffers, unsupported or invalid datatypes and ops,
+ * missing count arrays.
  * After all of them the communicator still runs correct collectives.
  *   mpirun -np N gpu_errors [-f FILTER]                          (NCCL_NVLS_ENABLE=0 required)
  * Where the header leaves the choice open (an op or datatype MPI itself rejects: invalid
@@ -144,6 +145,60 @@ static void zero_counts(void)
     case_end();
 }
 
+/* The calls of API 0.3. Each error here is the same on every rank: a rank that got one while
+ * another launched would leave that one waiting. */
+static void api_0_3(int size)
+{
+    size_t counts[64], zeros[64], displs[64];
+    MPI_Datatype vector;
+    int q;
+    if (!case_begin("errors/api-0.3")) return;
+    if (size > 64) {
+        case_skip("more than 64 ranks");
+        case_end();
+        return;
+    }
+    for (q = 0; q < 64; q++) {
+        counts[q] = 1;
+        zeros[q] = 0;
+        displs[q] = (size_t)q;
+    }
+    MPI_Type_vector(2, 1, 2, MPI_FLOAT, &vector);
+    MPI_Type_commit(&vector);
+    EXPECT(mcoll_allgatherv(dev_a, 1, dev_b, counts, displs, MPI_FLOAT, NULL, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_allgatherv(dev_a, 1, dev_b, NULL, displs, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_allgatherv(dev_a, 1, dev_b, counts, NULL, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_allgatherv(dev_a, 1, NULL, counts, displs, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_allgatherv(dev_a, 2, dev_b, counts, displs, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_alltoall(dev_a, NULL, 1, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_alltoall(NULL, dev_b, 1, MPI_FLOAT, NULL, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_alltoallv(dev_a, NULL, displs, dev_b, counts, displs, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_alltoallv(dev_a, counts, displs, dev_b, counts, NULL, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_alltoallv(MPI_IN_PLACE, NULL, NULL, dev_b, NULL, displs, MPI_FLOAT, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_gather(dev_a, dev_b, 1, MPI_FLOAT, -1, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_gather(dev_a, dev_b, 1, MPI_FLOAT, size, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_gatherv(dev_a, 1, dev_b, counts, displs, MPI_FLOAT, size, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_scatter(dev_a, dev_b, 1, MPI_FLOAT, INT_MIN, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_scatterv(dev_a, counts, displs, dev_b, 1, MPI_FLOAT, -1, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_scan(dev_a, dev_b, N, MPI_FLOAT, MPI_SUM, NULL, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_exscan(NULL, dev_b, N, MPI_FLOAT, MPI_SUM, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_exscan(dev_a, dev_b, N, MPI_FLOAT, MPI_OP_NULL, mc, stream), MCOLL_ERR_INVALID_ARG);
+    EXPECT(mcoll_scan(dev_a, dev_b, N / 2, MPI_LONG_DOUBLE, MPI_SUM, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_alltoall(dev_a, dev_b, 1, vector, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_gatherv(dev_a, 1, dev_b, counts, displs, vector, 0, mc, stream), MCOLL_ERR_UNSUPPORTED);
+    EXPECT(mcoll_scatter(dev_a, dev_b, 1, MPI_DATATYPE_NULL, 0, mc, stream), MCOLL_ERR_INVALID_ARG);
+    /* Nothing to move, and every rank knows it: nothing is launched, whatever the buffers. */
+    EXPECT(mcoll_allgatherv(NULL, 0, NULL, zeros, displs, MPI_FLOAT, mc, stream), MCOLL_SUCCESS);
+    EXPECT(mcoll_alltoall(NULL, NULL, 0, MPI_FLOAT, mc, stream), MCOLL_SUCCESS);
+    EXPECT(mcoll_gather(NULL, NULL, 0, MPI_FLOAT, 0, mc, stream), MCOLL_SUCCESS);
+    EXPECT(mcoll_scatter(NULL, NULL, 0, MPI_FLOAT, 0, mc, stream), MCOLL_SUCCESS);
+    EXPECT(mcoll_scan(NULL, NULL, 0, MPI_FLOAT, MPI_SUM, mc, stream), MCOLL_SUCCESS);
+    EXPECT(mcoll_exscan(NULL, NULL, 0, MPI_FLOAT, MPI_SUM, mc, stream), MCOLL_SUCCESS);
+    cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize after the calls of API 0.3");
+    MPI_Type_free(&vector);
+    case_end();
+}
+
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     int i;
@@ -227,6 +282,7 @@ int main(int argc, char **argv)
         null_buffers();
         zero_counts();
         datatypes_and_ops();
+        api_0_3(size);
         /* Nothing above may have disturbed the communicator. */
         api_native(&api, "errors/afterwards", MPI_COMM_WORLD, mc, stream);
         c.type = type_get(TT_FLOAT);

@@ -1,7 +1,8 @@
 /* The native, stream-ordered API on device buffers: every collective, datatype and op against
  * the host reference (see common/suite.h for the matrix), >= 1 GiB allreduces, the
  * communicator report, the 16-bit datatype handles, a small-buffer configuration that forces
- * chunking, communicator create/destroy cycles, and barriers.
+ * chunking (every collective of API 0.3 one element past a chunk), communicator
+ * create/destroy cycles, and barriers.
  *   mpirun -np N gpu_native [-q] [-f FILTER] [-s SEED]          (NCCL_NVLS_ENABLE=0 required) */
 #include <stdio.h>
 #include <cuda_runtime_api.h>
@@ -53,6 +54,37 @@ static void check_barriers(coll_api *api, int count)
     case_run(api, &c);
 }
 
+/* Counts one element past a chunk for the block collectives and scans, on a communicator with
+ * one thread block: collectives/exchange_run.cuh and schedule.cuh cut the data area (the
+ * symmetric memory less 64 KiB of signals) into two halves; an exchange's half starts with 512
+ * bytes of flags, then a slot per rank (scatter: one slot); a two-shot scan's half holds a
+ * slot per rank. */
+static void past_chunk(coll_api *api, mcoll_comm *mc)
+{
+    static const coll_kind kinds[] = {COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_GATHER,
+                                      COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV, COLL_SCAN, COLL_EXSCAN};
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 0, 0, 0, 0, 0, MEM_DEVICE, 0};
+    mcoll_comm_info_t info;
+    size_t half, slot, k;
+
+    if (mcoll_comm_info(mc, &info) != MCOLL_SUCCESS || info.symmetric_bytes <= ((size_t)64 << 10)) return;
+    half = ((info.symmetric_bytes - ((size_t)64 << 10)) & ~(size_t)31) / 2;
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        c.kind = kinds[k];
+        c.type = type_get(TT_FLOAT);
+        c.op = op_get(OP_SUM);
+        c.root = (int)k % api->size;
+        if (c.kind == COLL_SCAN || c.kind == COLL_EXSCAN) slot = half;  /* over all slots: two-shot */
+        else if (c.kind == COLL_SCATTER || c.kind == COLL_SCATTERV) slot = (half - 512) & ~(size_t)15;
+        else slot = ((half - 512) / (size_t)api->size) & ~(size_t)15;
+        c.count = slot / c.type->size + 1;
+        c.in_place = c.misalign = 0;
+        case_run(api, &c);
+        c.in_place = c.misalign = 1;
+        case_run(api, &c);
+    }
+}
+
 /* A 1 MiB symmetric buffer and one thread block: large messages go through in many chunks. */
 static void check_small_config(cudaStream_t stream)
 {
@@ -82,6 +114,7 @@ static void check_small_config(cudaStream_t stream)
         case_run(&api, &c);
         c.kind = COLL_ALLREDUCE;
     }
+    past_chunk(&api, mc);
     teardown_comm("native/config/1MiB-1block/destroy", mc);
 }
 
@@ -135,6 +168,8 @@ int main(int argc, char **argv)
         suite_bcast(&api);
         suite_reduce_scatter(&api);
         suite_allgather(&api);
+        suite_blocks(&api);
+        suite_scan(&api);
         check_barriers(&api, report_quick() ? 10 : 100);
         suite_large(&api, 1);
         teardown_comm("native/comm_destroy", mc);

@@ -62,6 +62,7 @@ static int start_call(coll_api *api, const coll_call *call, MPI_Request *q)
         case COLL_ALLGATHER:
             rc = INIT(Allgather)(send, count, type, recv, count, type, api->comm, MPI_INFO_NULL, q);
             break;
+        default: break; /* the calls without a nonblocking form here */
         }
         return rc == MPI_SUCCESS ? MPI_Start(q) : rc;
 #endif
@@ -72,6 +73,7 @@ static int start_call(coll_api *api, const coll_call *call, MPI_Request *q)
     case COLL_BCAST: return MPI_Ibcast(recv, count, type, call->root, api->comm, q);
     case COLL_REDUCE_SCATTER: return MPI_Ireduce_scatter_block(send, recv, count, type, op, api->comm, q);
     case COLL_ALLGATHER: return MPI_Iallgather(send, count, type, recv, count, type, api->comm, q);
+    default: break; /* the calls without a nonblocking form here */
     }
     return rc;
 }

@@ -3,6 +3,7 @@
  *     copies, broadcasts with a moving root), each call's data unlike any other's;
  *   - a burst of different collectives enqueued without waiting, checked after one sync;
  *   - CUDA graph capture of several calls, replayed with new inputs each time;
+ *   (both also over the calls of API 0.3: gathers, scatters, all-to-all, scans);
  *   - two communicators interleaved (a duplicate of MPI_COMM_WORLD; on one stream and on two;
  *     and two mcoll communicators over MPI_COMM_WORLD itself);
  *   - the legacy default stream, the per-thread stream and a non-blocking stream;
@@ -79,9 +80,12 @@ static void free_all(coll_prep *preps, int n)
     for (i = 0; i < n; i++) prep_free(&preps[i]);
 }
 
+/* Call i of a varied sequence: suite_mixed, or suite_mixed_native (the calls of API 0.3). */
+typedef coll_case (*case_maker)(int i, int size);
+
 /* `ncalls` different collectives enqueued back to back, checked after one synchronize; `rounds`
  * times with new inputs. */
-static void burst(coll_api *api, int ncalls, int rounds)
+static void burst(coll_api *api, const char *set, case_maker mixed, int ncalls, int rounds)
 {
     coll_prep *preps;
     coll_case *cases;
@@ -90,14 +94,14 @@ static void burst(coll_api *api, int ncalls, int rounds)
     uint64_t seed;
     int i, r;
 
-    if (!case_begin("%s/burst/x%d/rounds=%d", api->name, ncalls, rounds)) return;
+    if (!case_begin("%s/burst%s/x%d/rounds=%d", api->name, set, ncalls, rounds)) return;
     seed = case_seed();
     preps = calloc((size_t)ncalls, sizeof *preps);
     cases = calloc((size_t)ncalls, sizeof *cases);
     apis = calloc((size_t)ncalls, sizeof *apis);
     if (preps && cases && apis) {
         for (i = 0; i < ncalls; i++) {
-            cases[i] = suite_mixed(i, api->size);
+            cases[i] = mixed(i, api->size);
             apis[i] = api;
         }
         if (alloc_all(preps, cases, apis, ncalls))
@@ -122,7 +126,7 @@ static void burst(coll_api *api, int ncalls, int rounds)
 
 /* Capture several calls (and a barrier) in a CUDA graph; replay it `replays` times, each time
  * with new inputs and twice in a row, checking the results after each replay. */
-static void graph_replay(coll_api *api, int replays)
+static void graph_replay(coll_api *api, const char *set, case_maker mixed, int replays)
 {
     enum { CALLS = 6 };
     coll_prep preps[CALLS];
@@ -135,15 +139,15 @@ static void graph_replay(coll_api *api, int replays)
     uint64_t seed;
     int i, j, ok;
 
-    if (!case_begin("%s/graph/calls=%d/replays=%d", api->name, CALLS, replays)) return;
+    if (!case_begin("%s/graph%s/calls=%d/replays=%d", api->name, set, CALLS, replays)) return;
     seed = case_seed();
     for (i = 0; i < CALLS; i++) {
-        cases[i] = suite_mixed(i, api->size);
+        cases[i] = mixed(i, api->size);
         cases[i].in_place = 0; /* a replay must not feed on its own output */
         apis[i] = api;
     }
-    cases[1].count = ((size_t)1 << 20) + 3; /* one call past the one-shot limit */
-    cases[1].kind = COLL_ALLREDUCE;
+    cases[1].count = ((size_t)1 << 20) + 3; /* one call past the one-shot limit (a reduction) */
+    if (mixed == suite_mixed) cases[1].kind = COLL_ALLREDUCE;
     memset(preps, 0, sizeof preps);
     ok = alloc_all(preps, cases, apis, CALLS) && load_all(preps, CALLS, seed);
     if (ok) {
@@ -318,8 +322,10 @@ int main(int argc, char **argv)
         loop_reused(&api, type_get(TT_FLOAT), 65539, iters);
         loop_reused(&api, type_get(TT_INT32), 3, iters);
         loop_bcast(&api, 257, iters);
-        burst(&api, opts.quick ? 10 : 40, opts.quick ? 2 : 5);
-        graph_replay(&api, opts.quick ? 2 : 5);
+        burst(&api, "", suite_mixed, opts.quick ? 10 : 40, opts.quick ? 2 : 5);
+        graph_replay(&api, "", suite_mixed, opts.quick ? 2 : 5);
+        burst(&api, "/api-0.3", suite_mixed_native, opts.quick ? 10 : 40, opts.quick ? 2 : 5);
+        graph_replay(&api, "/api-0.3", suite_mixed_native, opts.quick ? 2 : 5);
         other_streams(mc);
         returns_at_once(&api);
 

@@ -3,7 +3,9 @@
  * each rank's input is made as a GPU case makes it, the datatype and op go through mcoll's MPI
  * table to the kernels' types, a host model of the unicast kernels (pack_reduce.cu) reduces
  * them, and the result must pass the suites' comparison, with the padding after the last
- * element untouched. A wrong value or index must fail it. Runs after MPI_Init as a singleton. */
+ * element untouched. A wrong value or index must fail it. The prefixes of scan and exscan
+ * (ranks 0..k-1 in rank order) must pass the prefix comparison. Runs after MPI_Init as a
+ * singleton. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,7 @@ static int one_case(const test_type *t, const test_op *op, int n, size_t count, 
     mcoll_op mop;
     char why[200] = "";
     gen_ctx g;
-    int r, failed = 0;
+    int r, k, failed = 0;
 
     gen_init(&g, t, op, n, seed);
     for (r = 0; r < n; r++) {
@@ -57,6 +59,16 @@ static int one_case(const test_type *t, const test_op *op, int n, size_t count, 
                 fprintf(stderr, "%s/%s: a wrong element passed\n", t->name, op->name);
                 failed = 1;
             }
+        }
+    }
+    /* Scan and exscan: the prefix over ranks 0..k-1, combined in rank order as the kernels do,
+     * against the suites' prefix reference. */
+    for (k = 1; k <= n && !failed; k++) {
+        memset(out, 0xFF, count * t->size);
+        if (pack_reduce(dt, mop, k, 0, (const void *const *)in, out, count) ||
+            ref_check_prefix(&g, k, out, 0, count, why, sizeof why)) {
+            fprintf(stderr, "%s/%s n=%zu ranks=%d, prefix of %d: %s\n", t->name, op->name, count, n, k, why);
+            failed = 1;
         }
     }
     for (r = 0; r < n; r++) free(in[r]);

@@ -4,7 +4,8 @@
  * combine and narrow) and every element is compared with a reference written out here from the
  * MPI definitions. Also: pair padding is ignored on input and zero on output, MINLOC/MAXLOC
  * ties take the smaller index, logical ops give 0 or 1 from any nonzero input, narrow integers
- * wrap, 16-bit floats accumulate in float, and the kinds share kernels where the table says. */
+ * wrap, 16-bit floats accumulate in float, and the kinds share kernels where the table says.
+ * The prefixes of scan and exscan (reduce_first, scan_ranks) are those combinations too. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -134,6 +135,39 @@ template <class T> static T half_bits(const unsigned char *p) {
     return x;
 }
 
+/* The prefixes of scan and exscan: reduce_first over the first p ranks and scan_ranks give,
+ * bit for bit, the combination in rank order of those ranks, `all` for every rank. */
+struct PackLoad {
+    const uint4 *packs;
+    MCOLL_HD uint4 operator()(int p) const { return packs[p]; }
+};
+struct PackKeep {
+    uint4 *out;
+    int *got;
+    MCOLL_HD void operator()(int p, uint4 v) const { out[p] = v, got[p]++; }
+};
+
+template <class K, int Batch> static int check_prefixes(const uint4 *packs, int n, uint4 all) {
+    const PackLoad load = {packs};
+    uint4 inc[8], exc[8];
+    int got_inc[8] = {0}, got_exc[8] = {0}, bad = 0;
+    uint4 v = reduce_first<K, Batch>(n, load);
+    bad += memcmp(&v, &all, 16) != 0;
+    scan_ranks<K, Batch>(n, false, load, PackKeep{inc, got_inc});
+    scan_ranks<K, Batch>(n, true, load, PackKeep{exc, got_exc});
+    for (int p = 0; p < n; p++) {
+        v = reduce_first<K, Batch>(p + 1, load);
+        bad += got_inc[p] != 1 || memcmp(&inc[p], &v, 16) != 0;
+        if (p == 0) {
+            bad += got_exc[p] != 0;
+            continue;
+        }
+        v = reduce_first<K, Batch>(p, load);
+        bad += got_exc[p] != 1 || memcmp(&exc[p], &v, 16) != 0;
+    }
+    return bad;
+}
+
 /* ---- one (datatype, op) ----------------------------------------------------------------- */
 
 template <mcoll_dtype D, mcoll_op O> static int check_pair(int n) {
@@ -152,6 +186,10 @@ template <mcoll_dtype D, mcoll_op O> static int check_pair(int n) {
     for (int r = 0; r < n; r++) combine<K>(acc, widen<K>(packs[r]));
     const uint4 res = narrow<K>(acc);
     memcpy(out, &res, 16);
+    if (check_prefixes<K, 3>(packs, n, res) + check_prefixes<K, 8>(packs, n, res)) {
+        fprintf(stderr, "dtype %d op %d, %d ranks: prefixes differ from the reduction in rank order\n", (int)D, (int)O, n);
+        bad++;
+    }
 
     for (int l = 0; l < lanes; l++) {
         const size_t at = (size_t)l * sizeof(T);

@@ -9,7 +9,12 @@
 #include "mcoll.h"
 #include "types.h"
 
-typedef enum { COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER } coll_kind;
+typedef enum {
+    COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER,
+    /* native API only (API 0.3) */
+    COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV,
+    COLL_SCAN, COLL_EXSCAN
+} coll_kind;
 
 const char *coll_name(coll_kind kind);
 
@@ -17,11 +22,16 @@ typedef struct {
     coll_kind kind;
     const test_type *type;
     const test_op *op;     /* reductions only */
-    size_t count;          /* allreduce, reduce, bcast: elements; reduce_scatter: elements per
-                              rank received; allgather: elements per rank sent */
-    int root;              /* reduce, bcast */
+    size_t count;          /* allreduce, reduce, bcast, scan, exscan: elements; reduce_scatter:
+                              elements per rank received; allgather, gather, scatter, alltoall:
+                              elements per block; allgatherv, gatherv: elements sent; scatterv:
+                              elements received */
+    int root;              /* reduce, bcast, gather(v), scatter(v) */
     const void *sendbuf;   /* MPI_IN_PLACE for in place; unused by bcast */
-    void *recvbuf;         /* bcast: the buffer */
+    void *recvbuf;         /* bcast: the buffer; scatter(v) root in place: MPI_IN_PLACE */
+    /* Per-rank elements and displacements (NULL where the call does not read them): the send
+     * side of scatterv and alltoallv, the receive side of allgatherv, gatherv and alltoallv. */
+    const size_t *sendcounts, *sdispls, *recvcounts, *rdispls;
 } coll_call;
 
 typedef struct coll_api coll_api;

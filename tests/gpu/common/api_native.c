@@ -12,6 +12,15 @@ const char *coll_name(coll_kind kind)
     case COLL_BCAST: return "bcast";
     case COLL_REDUCE_SCATTER: return "reduce_scatter";
     case COLL_ALLGATHER: return "allgather";
+    case COLL_ALLGATHERV: return "allgatherv";
+    case COLL_ALLTOALL: return "alltoall";
+    case COLL_ALLTOALLV: return "alltoallv";
+    case COLL_GATHER: return "gather";
+    case COLL_GATHERV: return "gatherv";
+    case COLL_SCATTER: return "scatter";
+    case COLL_SCATTERV: return "scatterv";
+    case COLL_SCAN: return "scan";
+    case COLL_EXSCAN: return "exscan";
     }
     return "?";
 }
@@ -36,6 +45,28 @@ mcoll_result native_enqueue(mcoll_comm *mc, cudaStream_t stream, const coll_call
         return mcoll_reduce_scatter(call->sendbuf, call->recvbuf, call->count, type, op_mpi(call->op), mc, stream);
     case COLL_ALLGATHER:
         return mcoll_allgather(call->sendbuf, call->recvbuf, call->count, type, mc, stream);
+    case COLL_ALLGATHERV:
+        return mcoll_allgatherv(call->sendbuf, call->count, call->recvbuf, call->recvcounts, call->rdispls, type, mc,
+                                stream);
+    case COLL_ALLTOALL:
+        return mcoll_alltoall(call->sendbuf, call->recvbuf, call->count, type, mc, stream);
+    case COLL_ALLTOALLV:
+        return mcoll_alltoallv(call->sendbuf, call->sendcounts, call->sdispls, call->recvbuf, call->recvcounts,
+                               call->rdispls, type, mc, stream);
+    case COLL_GATHER:
+        return mcoll_gather(call->sendbuf, call->recvbuf, call->count, type, call->root, mc, stream);
+    case COLL_GATHERV:
+        return mcoll_gatherv(call->sendbuf, call->count, call->recvbuf, call->recvcounts, call->rdispls, type,
+                             call->root, mc, stream);
+    case COLL_SCATTER:
+        return mcoll_scatter(call->sendbuf, call->recvbuf, call->count, type, call->root, mc, stream);
+    case COLL_SCATTERV:
+        return mcoll_scatterv(call->sendbuf, call->sendcounts, call->sdispls, call->recvbuf, call->count, type,
+                              call->root, mc, stream);
+    case COLL_SCAN:
+        return mcoll_scan(call->sendbuf, call->recvbuf, call->count, type, op_mpi(call->op), mc, stream);
+    case COLL_EXSCAN:
+        return mcoll_exscan(call->sendbuf, call->recvbuf, call->count, type, op_mpi(call->op), mc, stream);
     }
     return MCOLL_ERR_INVALID_ARG;
 }

@@ -2,7 +2,8 @@
  *
  * Checks after each call: every output element against the host reference (poisoned elements
  * never pass), the send buffer unchanged, the guards around every buffer untouched, and at
- * non-root ranks of reduce a receive buffer left exactly as poisoned. */
+ * non-root ranks of reduce and gather(v), and rank 0 of exscan, a receive buffer left exactly
+ * as it was. Block collectives: blocks.h. */
 #ifndef GPU_PREP_H
 #define GPU_PREP_H
 
@@ -17,12 +18,16 @@ typedef struct {
     const test_op *op;   /* reductions */
     size_t count;        /* as in coll_call */
     int root;            /* reduce, bcast */
-    int in_place;        /* MPI_IN_PLACE where MPI allows it (reduce: at the root only) */
+    int in_place;        /* MPI_IN_PLACE where MPI allows it (reduce, gather(v), scatter(v): at the
+                            root only) */
     int misalign;        /* 1: buffers start one element past an aligned address */
-    int null_recv;       /* reduce: non-root ranks pass recvbuf = NULL */
+    int null_recv;       /* reduce, gather(v): non-root ranks pass recvbuf = NULL */
     mem_kind mem;        /* device (cudaMalloc) or host buffers */
     int linear;          /* the linear input pattern (gen.h), for the largest sums */
 } coll_case;
+
+/* Most ranks a block collective's case can lay out (blocks.h). */
+#define PREP_MAX_RANKS 64
 
 typedef struct {
     coll_case c;
@@ -32,6 +37,8 @@ typedef struct {
     devbuf send, recv;
     unsigned char *host_in, *host_out;
     gen_ctx gen;
+    /* Block collectives (blocks.h): this rank's send [0] and receive [1] side, in elements. */
+    size_t counts[2][PREP_MAX_RANKS], displs[2][PREP_MAX_RANKS];
 } coll_prep;
 
 /* Case names: <api>/<collective>/<type>[/<op>]/n=<count>[/root=<r>][/ip|/oop][/unaligned][/host][/nullrecv] */

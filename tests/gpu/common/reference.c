@@ -4,20 +4,20 @@
 #include <string.h>
 #include "reference.h"
 
-/* The GPU's error bound plus this reference's own (it rounds in double too). */
-static double tolerance(const gen_ctx *g, double result, double magnitude)
+/* The GPU's error bound plus this reference's own (it rounds in double too), for a reduction
+ * over n ranks. */
+static double tolerance(const gen_ctx *g, int n, double result, double magnitude)
 {
-    int n = g->nranks;
     if (g->op->id == OP_SUM) return (n * type_unit_roundoff(g->type) + (n - 1) * 0x1p-53) * magnitude;
     if (g->op->id == OP_PROD) return ((n + 1) * type_unit_roundoff(g->type) + n * 0x1p-53) * fabs(result);
     return 0;
 }
 
-static expect reduce_float(const gen_ctx *g, size_t index)
+static expect reduce_float(const gen_ctx *g, int n, size_t index)
 {
     expect e = {{0, 0, 0, 0}, 0};
     double acc = gen_value(g, 0, index).f, magnitude = fabs(acc), x;
-    int r, n = g->nranks;
+    int r;
     op_id op = g->op->id;
 
     for (r = 1; r < n; r++) {
@@ -29,7 +29,7 @@ static expect reduce_float(const gen_ctx *g, size_t index)
         else if (op == OP_MAX) acc = x > acc ? x : acc;
     }
     e.value.f = acc;
-    e.tol = tolerance(g, acc, magnitude);
+    e.tol = tolerance(g, n, acc, magnitude);
     return e;
 }
 
@@ -67,13 +67,13 @@ static uint64_t int_finish(const test_type *t, op_id op, uint64_t acc)
     return is_logical(op) ? (acc & type_mask(t)) != 0 : acc & type_mask(t);
 }
 
-static expect reduce_int(const gen_ctx *g, size_t index)
+static expect reduce_int(const gen_ctx *g, int n, size_t index)
 {
     uint64_t acc = gen_value(g, 0, index).u;
     int r;
     expect e;
 
-    for (r = 1; r < g->nranks; r++) acc = int_op(g->type, g->op->id, acc, gen_value(g, r, index).u);
+    for (r = 1; r < n; r++) acc = int_op(g->type, g->op->id, acc, gen_value(g, r, index).u);
     memset(&e, 0, sizeof e);
     e.value.u = int_finish(g->type, g->op->id, acc);
     return e;
@@ -99,12 +99,12 @@ static tvalue loc_op(const test_type *t, op_id op, tvalue acc, tvalue x)
 /* Complex sums and products in double, in rank order. The bounds are the GPU's (any order of
  * the sum; the product rounded at each of n - 1 steps, each within 3u of the product of the
  * moduli, fused or not) plus the reference's own rounding. */
-static expect reduce_compound(const gen_ctx *g, size_t index)
+static expect reduce_compound(const gen_ctx *g, int n, size_t index)
 {
     const test_type *t = g->type;
     tvalue acc = gen_value(g, 0, index), x;
     double magnitude, re;
-    int r, n = g->nranks;
+    int r;
     expect e;
 
     magnitude = t->format == FMT_PAIR ? 0 : g->op->id == OP_SUM ? fabs(acc.f) + fabs(acc.im) : hypot(acc.f, acc.im);
@@ -131,11 +131,14 @@ static expect reduce_compound(const gen_ctx *g, size_t index)
     return e;
 }
 
-expect ref_reduce(const gen_ctx *g, size_t index)
+/* The reduction of element `index` over ranks 0..n-1. */
+static expect reduce_over(const gen_ctx *g, int n, size_t index)
 {
-    if (type_is_compound(g->type)) return reduce_compound(g, index);
-    return type_is_float(g->type) ? reduce_float(g, index) : reduce_int(g, index);
+    if (type_is_compound(g->type)) return reduce_compound(g, n, index);
+    return type_is_float(g->type) ? reduce_float(g, n, index) : reduce_int(g, n, index);
 }
+
+expect ref_reduce(const gen_ctx *g, size_t index) { return reduce_over(g, g->nranks, index); }
 
 int ref_matches(const test_type *t, tvalue got, expect want)
 {
@@ -196,8 +199,8 @@ static void combine(const gen_ctx *g, size_t n, double *acc, double *magnitude, 
     }
 }
 
-/* Compound types, one element at a time: against the reduction (reduced != 0) or against
- * rank `rank`'s input. */
+/* Compound types, one element at a time: against the reduction over ranks 0..reduced-1
+ * (reduced != 0) or against rank `rank`'s input. */
 static size_t check_compound(const gen_ctx *g, int reduced, int rank, const void *out, size_t first, size_t count,
                              char *why, size_t len)
 {
@@ -206,7 +209,7 @@ static size_t check_compound(const gen_ctx *g, int reduced, int rank, const void
         tvalue got = type_load(g->type, out, j);
         expect want;
         if (reduced) {
-            want = ref_reduce(g, first + j);
+            want = reduce_over(g, reduced, first + j);
         } else {
             want.value = gen_value(g, rank, first + j);
             want.tol = 0;
@@ -264,27 +267,34 @@ static size_t check_linear_sum(const gen_ctx *g, const void *out, size_t first, 
 
 size_t ref_check_reduced(const gen_ctx *g, const void *out, size_t first, size_t count, char *why, size_t len)
 {
+    /* Exact integers in float, double and integer types: the closed form applies. */
+    if (g->linear && g->op->id == OP_SUM && !type_is_compound(g->type) && g->type->format != FMT_F16 &&
+        g->type->format != FMT_BF16)
+        return check_linear_sum(g, out, first, count, why, len);
+    return ref_check_prefix(g, g->nranks, out, first, count, why, len);
+}
+
+size_t ref_check_prefix(const gen_ctx *g, int nranks, const void *out, size_t first, size_t count, char *why,
+                        size_t len)
+{
     double acc[GEN_CHUNK], magnitude[GEN_CHUNK], x[GEN_CHUNK], got[GEN_CHUNK];
     uint64_t uacc[GEN_CHUNK], ux[GEN_CHUNK], ugot[GEN_CHUNK];
     const test_type *t = g->type;
     int is_float = type_is_float(t), r;
     size_t done, n, j, bad = 0;
 
-    if (type_is_compound(t)) return check_compound(g, 1, 0, out, first, count, why, len);
-    /* Exact integers in float, double and integer types: the closed form applies. */
-    if (g->linear && g->op->id == OP_SUM && t->format != FMT_F16 && t->format != FMT_BF16)
-        return check_linear_sum(g, out, first, count, why, len);
+    if (type_is_compound(t)) return check_compound(g, nranks, 0, out, first, count, why, len);
     for (done = 0; done < count; done += n) {
         n = count - done < GEN_CHUNK ? count - done : GEN_CHUNK;
         gen_values(g, 0, first + done, n, acc, uacc);
         if (is_float)
             for (j = 0; j < n; j++) magnitude[j] = fabs(acc[j]);
-        for (r = 1; r < g->nranks; r++) {
+        for (r = 1; r < nranks; r++) {
             gen_values(g, r, first + done, n, x, ux);
             combine(g, n, acc, magnitude, x, uacc, ux);
         }
         if (is_float)
-            for (j = 0; j < n; j++) magnitude[j] = tolerance(g, acc[j], magnitude[j]);
+            for (j = 0; j < n; j++) magnitude[j] = tolerance(g, nranks, acc[j], magnitude[j]);
         else
             for (j = 0; j < n; j++) uacc[j] = int_finish(t, g->op->id, uacc[j]);
         type_load_many(t, (const unsigned char *)out + done * t->size, n, got, ugot);

@@ -29,6 +29,10 @@ int ref_matches(const test_type *t, tvalue got, expect want);
 /* Number of elements j < count of `out` that differ from the reduction of element first + j;
  * the first is described in `why`. */
 size_t ref_check_reduced(const gen_ctx *g, const void *out, size_t first, size_t count, char *why, size_t len);
+/* The same for the reduction over ranks 0..nranks-1 only (scan: nranks = rank + 1; exscan:
+ * rank), the inputs being those of g's ranks. */
+size_t ref_check_prefix(const gen_ctx *g, int nranks, const void *out, size_t first, size_t count, char *why,
+                        size_t len);
 /* The same against rank `rank`'s input (exact): bcast and allgather. */
 size_t ref_check_data(const gen_ctx *g, int rank, const void *out, size_t first, size_t count, char *why, size_t len);
 /* Number of bytes that differ between got and want; the first is described. */

@@ -103,6 +103,8 @@ void case_skip(const char *why)
 
 int case_failed(void) { return R.failed; }
 
+const char *case_detail(void) { return R.detail; }
+
 int case_agree(int ok)
 {
     int mine = ok != 0, all = 0;

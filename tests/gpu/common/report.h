@@ -28,6 +28,8 @@ void case_fatal(const char *fmt, ...);
 void case_skip(const char *why);
 /* 1 when this rank has recorded a failure in the current case. */
 int case_failed(void);
+/* The first failure this rank recorded in the current case ("" if none). */
+const char *case_detail(void);
 
 /* Collective: 1 when `ok` is true on every rank. Use it before a collective call so that no rank
  * starts one that another rank will not join. */

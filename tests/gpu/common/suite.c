@@ -76,6 +76,14 @@ static void run_sweep(coll_api *api, const sweep *s, coll_kind kind, const test_
     }
 }
 
+/* Quick mode's ops of a reduction: one of each kind (arithmetic, ordering, bitwise, logical,
+ * pairs; products of complex numbers, whose kernels differ from their sums). */
+static int quick_op(const test_op *op, const test_type *type)
+{
+    return op->id == OP_SUM || op->id == OP_MIN || op->id == OP_BXOR || op->id == OP_LXOR || op->id == OP_MINLOC ||
+           (op->id == OP_PROD && type->format >= FMT_CF32);
+}
+
 /* Elements of `type` just past the default one-shot limit (256 KiB), so that quick mode also
  * runs the two-shot algorithms. */
 static size_t past_oneshot(const test_type *type) { return ((size_t)256 << 10) / type->size + 3; }
@@ -181,11 +189,7 @@ void suite_reduce_scatter(coll_api *api)
         for (o = 0; o < num_test_ops; o++) {
             const test_op *op = &test_ops[o];
             if (!op_applies(op, type)) continue;
-            /* Quick mode: one op of each kind (arithmetic, ordering, bitwise, logical, pairs;
-             * products of complex numbers, whose kernels differ from their sums). */
-            if (report_quick() && op->id != OP_SUM && op->id != OP_MIN && op->id != OP_BXOR && op->id != OP_LXOR &&
-                op->id != OP_MINLOC && !(op->id == OP_PROD && type->format >= FMT_CF32))
-                continue;
+            if (report_quick() && !quick_op(op, type)) continue;
             run_sweep(api, &s, COLL_REDUCE_SCATTER, type, op, 0);
         }
     }
@@ -197,6 +201,79 @@ void suite_allgather(coll_api *api)
     sweep s = sweep_of(1);
     size_t t;
     for (t = 0; t < LEN(types); t++) run_sweep(api, &s, COLL_ALLGATHER, type_get(types[t]), NULL, 0);
+}
+
+void suite_blocks(coll_api *api)
+{
+    static const coll_kind unrooted[] = {COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV};
+    static const coll_kind rooted[] = {COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV};
+    static const type_id types[] = {TT_BYTE, TT_FLOAT16, TT_FLOAT, TT_INT64, TT_CDOUBLE};
+    static const type_id every_root[] = {TT_BYTE, TT_FLOAT};
+    static const size_t root_counts[] = {1, 7, 1023};
+    sweep s = sweep_of(1), q = s;
+    size_t k, t;
+    int root, rotating = 0;
+    coll_case c;
+
+    q.counts = root_counts;
+    q.ncounts = LEN(root_counts);
+    for (k = 0; k < LEN(unrooted); k++)
+        for (t = 0; t < LEN(types); t++) run_sweep(api, &s, unrooted[k], type_get(types[t]), NULL, 0);
+    for (k = 0; k < LEN(rooted); k++) {
+        for (t = 0; t < LEN(types); t++) run_sweep(api, &s, rooted[k], type_get(types[t]), NULL, rotating++ % api->size);
+        for (t = 0; t < LEN(every_root); t++)
+            for (root = 0; root < api->size; root++) run_sweep(api, &q, rooted[k], type_get(every_root[t]), NULL, root);
+        if (rooted[k] != COLL_GATHER && rooted[k] != COLL_GATHERV) continue;
+        for (root = 0; root < api->size; root++) {
+            c = make(rooted[k], type_get(TT_FLOAT), NULL, 1023, root, 0, 0);
+            c.null_recv = 1;
+            case_run(api, &c);
+        }
+    }
+}
+
+void suite_scan(coll_api *api)
+{
+    static const coll_kind kinds[] = {COLL_SCAN, COLL_EXSCAN};
+    static const size_t full_counts[] = {1, 7, 1023};
+    static const size_t quick_counts[] = {1, 1023};
+    static const struct { type_id type; op_id op; } two_shot[] = {
+        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_SUM}, {TT_INT64, OP_SUM}, {TT_INT8, OP_PROD}, {TT_BOOL, OP_LXOR},
+        {TT_CFLOAT, OP_PROD}, {TT_DOUBLE_INT, OP_MINLOC}, {TT_SHORT_INT, OP_MAXLOC}};
+    sweep s = sweep_of(0);
+    size_t k, t, o;
+    coll_case c;
+
+    s.counts = report_quick() ? quick_counts : full_counts;
+    s.ncounts = report_quick() ? LEN(quick_counts) : LEN(full_counts);
+    for (k = 0; k < LEN(kinds); k++) {
+        /* Exscan: out of place aligned and in place unaligned (both dimensions) keep the full
+         * matrix within a minute at 4 ranks. */
+        if (kinds[k] == COLL_EXSCAN) {
+            s.variants = variants_quick;
+            s.nvariants = LEN(variants_quick);
+        }
+        c = make(kinds[k], type_get(TT_FLOAT), op_get(OP_SUM), 0, 0, 0, 0);
+        case_run(api, &c);
+        for (t = 0; t < num_reducible_types; t++) {
+            const test_type *type = &reducible_types[t];
+            if (type->alias && report_quick()) continue;
+            for (o = 0; o < num_test_ops; o++) {
+                const test_op *op = &test_ops[o];
+                if (!op_applies(op, type)) continue;
+                if (report_quick() && !quick_op(op, type)) continue;
+                run_sweep(api, &s, kinds[k], type, op, 0);
+            }
+        }
+        /* Two-shot: every rank computes every rank's prefix of its slice. */
+        for (t = 0; t < LEN(two_shot); t++) {
+            const test_type *type = type_get(two_shot[t].type);
+            c = make(kinds[k], type, op_get(two_shot[t].op), past_oneshot(type), 0, 0, 0);
+            case_run(api, &c);
+            c.in_place = c.misalign = 1;
+            case_run(api, &c);
+        }
+    }
 }
 
 void suite_large(coll_api *api, int with_int)
@@ -252,6 +329,22 @@ void suite_subset(coll_api *api)
             c = make(COLL_ALLGATHER, type_get(TT_FLOAT), NULL, blocks[i], 0, variants_quick[v][0], variants_quick[v][1]);
             case_run(api, &c);
         }
+}
+
+coll_case suite_mixed_native(int i, int size)
+{
+    static const coll_kind kinds[] = {COLL_ALLGATHERV, COLL_SCAN, COLL_ALLTOALLV, COLL_GATHERV, COLL_EXSCAN,
+                                      COLL_SCATTERV, COLL_ALLTOALL, COLL_GATHER, COLL_SCATTER};
+    static const struct { type_id type; op_id op; } reductions[] = {
+        {TT_FLOAT, OP_SUM}, {TT_INT32, OP_BXOR}, {TT_DOUBLE, OP_MAX}, {TT_UINT16, OP_PROD}, {TT_FLOAT_INT, OP_MINLOC}};
+    static const type_id types[] = {TT_FLOAT, TT_BYTE, TT_INT64, TT_FLOAT16};
+    static const size_t counts[] = {1023, 65539, 7, 1};
+    coll_kind kind = kinds[i % (int)LEN(kinds)];
+    int scan = kind == COLL_SCAN || kind == COLL_EXSCAN;
+    coll_case c = make(kind, scan ? type_get(reductions[i % (int)LEN(reductions)].type) : type_get(types[i % (int)LEN(types)]),
+                       scan ? op_get(reductions[i % (int)LEN(reductions)].op) : NULL, counts[(i / 2) % (int)LEN(counts)],
+                       i % size, i % 3 == 0, i % 2);
+    return c;
 }
 
 coll_case suite_mixed(int i, int size)
