@@ -72,7 +72,11 @@ static int launch_engine(mcoll_nbop *op)
     mcoll_engine_launch_only(0);
     if (rc == MCOLL_SUCCESS) {
         op->engine = e.cs->engine;
-        if (mark(op, (CUstream)mcoll_comm_stream(op->engine))) rc = MCOLL_ERR_CUDA;
+        /* Without an event the call cannot be waited for later: wait now, then report. */
+        if (mark(op, (CUstream)mcoll_comm_stream(op->engine))) {
+            mcoll_comm_sync(op->engine);
+            rc = MCOLL_ERR_CUDA;
+        }
     }
     mcoll_stage_end(st);
     if (rc == MCOLL_ERR_UNSUPPORTED) return MCOLL_NB_DECLINED;

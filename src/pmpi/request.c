@@ -329,7 +329,9 @@ MPI_Request mcoll_request_active(const mcoll_nbop *op)
 
 int mcoll_nbop_is_persistent(const mcoll_nbop *op) { return op->persistent; }
 
-int mcoll_requests_live(void) { return atomic_load(&live); }
+/* An operation whose request was freed early (MPICH runs the free function in MPI_Request_free)
+ * is no longer in the tables but still in flight: it counts until it is done. */
+int mcoll_requests_live(void) { return atomic_load(&live) + atomic_load(&pending); }
 
 /* ---------------------------------------------------------------------------------------------
  * Progress

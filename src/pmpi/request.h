@@ -89,8 +89,9 @@ MPI_Request mcoll_request_active(const mcoll_nbop *op);
 /* 1 when op is persistent. */
 int mcoll_nbop_is_persistent(const mcoll_nbop *op);
 
-/* Number of mcoll requests alive (generalized requests not yet freed, persistent operations not
- * yet freed); 0 lets the completion wrappers go straight to PMPI. */
+/* Nonzero while mcoll requests are alive (generalized requests not yet freed, persistent
+ * operations not yet freed) or operations in flight; 0 lets the completion wrappers go straight
+ * to PMPI. */
 int mcoll_requests_live(void);
 /* Advance every operation by one step and complete the generalized requests of those that
  * finished. Cheap when nothing is in flight; one thread at a time (others return at once). */

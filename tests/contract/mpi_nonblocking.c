@@ -9,6 +9,7 @@
  *     MPI_Waitall, Waitany, Waitsome, Testall, Testany and Testsome, with statuses;
  *   - 16 calls in flight interleaved with blocking collectives on the same buffers' neighbours;
  *   - MPI_Request_free of an active request (it still completes, nothing leaks);
+ *   - two threads completing requests on two communicators at once (MPI_THREAD_MULTIPLE);
  *   - persistent requests started and waited in a loop, with MPI_Startall mixed with the MPI's
  *     persistent requests, an inactive one waited on, one freed while active;
  *   - bad input: MPI_Start of an active request, a NULL request, MPI_IN_PLACE where MPI forbids
@@ -19,6 +20,7 @@
  * after MPI_Finalize nothing of mcoll's left alive. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <mpi.h>
 #if MCOLL_PCOLL == 2
 #include <mpi-ext.h>
@@ -376,6 +378,67 @@ static void check_free_active(int rank, int size)
 }
 
 /* ---------------------------------------------------------------------------------------------
+ * Two threads, each with its own communicator, completing their requests at the same time (a
+ * thread has no current context here: mcoll uses the buffers' device's primary context)
+ * ------------------------------------------------------------------------------------------- */
+typedef struct {
+    MPI_Comm comm;
+    int rank, size, failures;
+} thread_work;
+
+static void *thread_calls(void *arg)
+{
+    thread_work *w = (thread_work *)arg;
+    enum { N = 100, CALLS = 40 };
+    int host[N], *in = d_alloc(N * sizeof(int)), *out = d_alloc(N * sizeof(int)), k, i, flag;
+    MPI_Request q[2];
+    for (k = 0; k < CALLS; k++) {
+        for (i = 0; i < N; i++) host[i] = w->rank * k + i;
+        d_put(in, host, sizeof host);
+        MPI_Iallreduce(in, out, N, MPI_INT, MPI_SUM, w->comm, &q[0]);
+        MPI_Ibarrier(w->comm, &q[1]);
+        if (k % 2) {
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+        } else {
+            for (flag = 0; !flag;) MPI_Testall(2, q, &flag, MPI_STATUSES_IGNORE);
+        }
+        d_get(host, out, sizeof host);
+        for (i = 0; i < N; i++)
+            if (host[i] != k * w->size * (w->size - 1) / 2 + w->size * i) {
+                w->failures++;
+                break;
+            }
+    }
+    d_release(in);
+    d_release(out);
+    return NULL;
+}
+
+static void check_threads(int rank, int size)
+{
+    thread_work w[2];
+    pthread_t t;
+    int k;
+    for (k = 0; k < 2; k++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &w[k].comm);
+        w[k].rank = rank;
+        w[k].size = size;
+        w[k].failures = 0;
+    }
+    if (pthread_create(&t, NULL, thread_calls, &w[1]) != 0) {
+        CT_FAIL("pthread_create failed");
+        thread_calls(&w[0]);
+        thread_calls(&w[1]);
+    } else {
+        thread_calls(&w[0]);
+        pthread_join(t, NULL);
+    }
+    if (w[0].failures + w[1].failures) CT_FAIL("two threads: %d wrong results", w[0].failures + w[1].failures);
+    ct_checks++;
+    for (k = 0; k < 2; k++) MPI_Comm_free(&w[k].comm);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * Persistent requests
  * ------------------------------------------------------------------------------------------- */
 #ifdef INIT
@@ -576,6 +639,7 @@ int main(int argc, char **argv)
     checkpoint();
     check_many(rank, size);
     check_free_active(rank, size);
+    if (provided == MPI_THREAD_MULTIPLE) check_threads(rank, size);
 #ifdef INIT
     check_persistent(rank, size);
 #endif

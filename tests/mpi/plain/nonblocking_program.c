@@ -13,18 +13,15 @@
 #define N 16
 static int rank, size;
 
+/* One line: `label`, then every rank's `n` ints (rank 0 prints). */
 static void show(const char *label, const int *v, int n)
 {
-    int *all = rank == 0 ? (int *)malloc(sizeof(int) * (size_t)(n * size)) : NULL, r, i;
+    int all[N * 64], k;
     MPI_Gather(v, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-        for (r = 0; r < size; r++) {
-            printf("%s rank %d:", label, r);
-            for (i = 0; i < n; i++) printf(" %d", all[r * n + i]);
-            printf("\n");
-        }
-        free(all);
-    }
+    if (rank != 0) return;
+    printf("%s:", label);
+    for (k = 0; k < n * size; k++) printf("%s%d", k % n ? " " : " | ", all[k]);
+    printf("\n");
 }
 
 /* Every request done, by one of the completion forms. */
