@@ -26,4 +26,4 @@ INSTALL_TOOLS = $(B)/bin/mcoll_info
 
 $(B)/bin/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CORE_INC) $< -o $@ $(STATIC_LINK)
+	$(CC) $(ALL_CFLAGS) $(CORE_INC) -DMCOLL_PACKAGE_VERSION='"$(VERSION)"' $< -o $@ $(STATIC_LINK)

@@ -7,7 +7,7 @@
 int main(void)
 {
     int count = 0, i, version = 0;
-    printf("mcoll %d.%d (API %d)\n\n", MCOLL_API_VERSION_MAJOR, MCOLL_API_VERSION_MINOR, mcoll_version());
+    printf("mcoll %s (API %d.%d)\n\n", MCOLL_PACKAGE_VERSION, mcoll_version() / 1000, mcoll_version() % 1000);
     mcoll_config_print();
     printf("\n");
     if (mcoll_driver_load() != MCOLL_SUCCESS) {
