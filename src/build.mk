@@ -21,9 +21,9 @@ $(B)/src/team/%.o: LAYER_INC = $(TEAM_INC)
 $(B)/src/api/%.o: LAYER_INC = $(API_INC)
 $(B)/src/pmpi/%.o: LAYER_INC = $(PMPI_INC)
 
-# Tools installed to bin/.
-INSTALL_TOOLS = $(B)/bin/mcoll_info
+# Tools installed to bin/ ($(BIN): see make install).
+INSTALL_TOOLS = $(BIN)/mcoll_info
 
-$(B)/bin/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.a
+$(BIN)/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(CORE_INC) -DMCOLL_PACKAGE_VERSION='"$(VERSION)"' $< -o $@ $(STATIC_LINK)
