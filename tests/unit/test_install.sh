@@ -47,8 +47,8 @@ pc() { dir=$1; shift; PKG_CONFIG_PATH=$dir/lib64/pkgconfig:$dir/lib/pkgconfig pk
 [ "$(pc "$P" --define-variable=prefix="$P" --variable=libdir mcoll)" = "$P/lib64" ] ||
     bad "mcoll.pc's libdir does not follow prefix"
 
+readelf -d "$P/bin/mcoll_info" | grep -q 'NEEDED.*libmcoll.so.0' || bad "installed mcoll_info does not link libmcoll.so"
 for prog in "$P"/bin/*; do
-    readelf -d "$prog" | grep -q 'NEEDED.*libmcoll' || continue
     rp=$(runpath "$prog")
     case ":$rp:" in *:/opt/mcoll/lib64:*) ;; *) bad "$(basename "$prog") has RUNPATH '$rp', not /opt/mcoll/lib64" ;; esac
     case "$rp" in *"$BUILD"* | *"$TOP"*) bad "$(basename "$prog") has the build tree in its RUNPATH: $rp" ;; esac
@@ -65,6 +65,10 @@ if [ -x "$ldso" ]; then
         env -u LD_LIBRARY_PATH -u LD_PRELOAD "$ldso" --library-path "$P/lib64" "$P/bin/$prog" -h > "$tmp/run.out" 2>&1 ||
             { bad "installed $prog -h does not run from the staged lib64:"; cat "$tmp/run.out"; }
     done
+    # mcoll_info names the library it loaded: the staged one.
+    env -u LD_LIBRARY_PATH -u LD_PRELOAD "$ldso" --library-path "$P/lib64" "$P/bin/mcoll_info" --version > "$tmp/run.out" 2>&1
+    grep -q "^library: *$P/lib64/libmcoll.so.$version (version $version," "$tmp/run.out" ||
+        { bad "installed mcoll_info --version does not report the staged library:"; cat "$tmp/run.out"; }
     if [ ! -e /opt/mcoll/lib64/libmcoll.so.0 ]; then
         env -u LD_LIBRARY_PATH -u LD_PRELOAD "$P/bin/mcoll_osu_allreduce" -h > "$tmp/run.out" 2>&1 &&
             bad "installed mcoll_osu_allreduce started without /opt/mcoll/lib64: it found a library elsewhere"
