@@ -9,11 +9,12 @@
 BENCH_COMMON_SRCS = $(wildcard $(srcdir)/benchmarks/common/*.c)
 BENCH_COMMON_OBJS = $(patsubst $(srcdir)/benchmarks/common/%.c,$(B)/benchmarks/common/%.o,$(BENCH_COMMON_SRCS))
 BENCH_OSU_SRCS = $(wildcard $(srcdir)/benchmarks/osu_*.c)
-BENCH_OSU_PROGS = $(patsubst $(srcdir)/benchmarks/osu_%.c,$(B)/bin/mcoll_osu_%,$(BENCH_OSU_SRCS))
+BENCH_OSU_PROGS = $(patsubst $(srcdir)/benchmarks/osu_%.c,$(BIN)/mcoll_osu_%,$(BENCH_OSU_SRCS))
 MCOLL_BENCH_SRCS = $(wildcard $(srcdir)/benchmarks/mcoll-bench/*.c)
 MCOLL_BENCH_OBJS = $(patsubst $(srcdir)/benchmarks/mcoll-bench/%.c,$(B)/benchmarks/mcoll-bench/%.o,$(MCOLL_BENCH_SRCS))
 
-BENCH_PROGRAMS = $(BENCH_OSU_PROGS) $(B)/bin/mcoll-bench $(B)/bin/mcoll-bench-plot
+# $(BIN) is build/bin, or where make install links the copies it installs.
+BENCH_PROGRAMS = $(BENCH_OSU_PROGS) $(BIN)/mcoll-bench $(BIN)/mcoll-bench-plot
 
 # The benchmark directories come first so their headers win over same-named ones elsewhere;
 # POSIX names (gethostname, strcasecmp, posix_memalign, ...) are hidden by -std=c11 without
@@ -29,15 +30,15 @@ $(B)/benchmarks/mcoll-bench/%.o: $(srcdir)/benchmarks/mcoll-bench/%.c
 	@mkdir -p $(@D)
 	$(CC) -I$(srcdir)/benchmarks/mcoll-bench $(BENCH_CFLAGS) -DMB_PLOT_SCRIPT='"$(srcdir)/benchmarks/plot.py"' -MMD -MP -c $< -o $@
 
-$(B)/bin/mcoll_osu_%: $(srcdir)/benchmarks/osu_%.c $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
+$(BIN)/mcoll_osu_%: $(srcdir)/benchmarks/osu_%.c $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) $< $(BENCH_COMMON_OBJS) -o $@ $(BENCH_LIBS)
 
-$(B)/bin/mcoll-bench: $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
+$(BIN)/mcoll-bench: $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(MCOLL_BENCH_OBJS) $(BENCH_COMMON_OBJS) -o $@ $(BENCH_LIBS)
 
-$(B)/bin/mcoll-bench-plot: $(srcdir)/benchmarks/plot.py
+$(BIN)/mcoll-bench-plot: $(srcdir)/benchmarks/plot.py
 	@mkdir -p $(@D)
 	cp $< $@ && chmod +x $@
 

@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-/* API version: changes only when the API does. mcoll_version() gives the library's. */
+/* API version: changes only when the API does (the package's version, in the file VERSION, is
+ * another number). mcoll_version() gives the API version of the library actually loaded. */
 #define MCOLL_API_VERSION_MAJOR 0
 #define MCOLL_API_VERSION_MINOR 3
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
@@ -49,7 +50,7 @@ const char *mcoll_strerror(mcoll_result code);
 /* The last warning this process logged (empty string if none); valid until the next warning. */
 const char *mcoll_last_warning(void);
 
-/* Library version as MAJOR * 1000 + MINOR (compare with MCOLL_API_VERSION). */
+/* API version of the loaded library as MAJOR * 1000 + MINOR (compare with MCOLL_API_VERSION). */
 int mcoll_version(void);
 
 /* ---------------------------------------------------------------------------------------------

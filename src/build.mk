@@ -21,9 +21,10 @@ $(B)/src/team/%.o: LAYER_INC = $(TEAM_INC)
 $(B)/src/api/%.o: LAYER_INC = $(API_INC)
 $(B)/src/pmpi/%.o: LAYER_INC = $(PMPI_INC)
 
-# Tools installed to bin/.
-INSTALL_TOOLS = $(B)/bin/mcoll_info
+# Tools installed to bin/ ($(BIN): see make install). mcoll_info links the shared library like an
+# application, to report the one that is loaded.
+INSTALL_TOOLS = $(BIN)/mcoll_info
 
-$(B)/bin/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.a
+$(BIN)/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.so Makefile
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(CORE_INC) $< -o $@ $(STATIC_LINK)
+	$(CC) $(ALL_CFLAGS) -DMCOLL_PACKAGE_VERSION='"$(VERSION)"' $< -o $@ $(SHARED_LINK) -ldl

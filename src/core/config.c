@@ -11,14 +11,14 @@
 #include "config.h"
 #include "log.h"
 
-typedef enum { KIND_LOGLEVEL, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_SIZE, KIND_INT } setting_kind;
+typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_SIZE, KIND_INT } setting_kind;
 
 typedef struct {
     const char *name;
     const char *default_text;
     setting_kind kind;
     size_t offset;        /* field in mcoll_settings */
-    long long min, max;   /* range for sizes and integers */
+    long long min, max;   /* range for sizes and integers; for text, max is the field's size */
     const char *help;
 } setting;
 
@@ -29,6 +29,10 @@ typedef struct {
 static const setting settings_table[] = {
     {"MCOLL_DEBUG", "WARN", KIND_LOGLEVEL, FIELD(debug), 0, 0,
      "log level: NONE, WARN, INFO (which path each call took and why) or TRACE"},
+    {"MCOLL_DEBUG_SUBSYS", "ALL", KIND_SUBSYS, FIELD(debug_subsys), 0, 0,
+     "subsystems whose INFO and TRACE lines are printed: INIT, PMPI, STAGE, TEAM, ENGINE or ALL, comma separated; ^ first: all but those (warnings are always printed)"},
+    {"MCOLL_DEBUG_FILE", "stderr", KIND_TEXT, FIELD(debug_file), 0, sizeof(((mcoll_settings *)0)->debug_file),
+     "where log lines go: stderr, or a file (appended to) whose name may hold %h (host name) and %p (process id); stderr, after one warning, if it cannot be opened"},
     {"MCOLL_DISABLE", "0", KIND_BOOL, FIELD(disable), 0, 0,
      "1: forward every MPI call to the MPI library untouched"},
     {"MCOLL_NVLS", "auto", KIND_TRISTATE, FIELD(nvls), 0, 0,
@@ -129,6 +133,11 @@ static int apply(const setting *s, const char *text)
 
     switch (s->kind) {
     case KIND_LOGLEVEL: return mcoll_parse_loglevel(text, (int *)field);
+    case KIND_SUBSYS: return mcoll_log_parse_subsys(text, (unsigned *)field);
+    case KIND_TEXT:
+        if (strlen(text) >= (size_t)s->max) return -1;
+        memcpy(field, text, strlen(text) + 1);
+        return 0;
     case KIND_ENGINE: return parse_engine(text, (mcoll_engine *)field);
     case KIND_TRISTATE:
         if (mcoll_parse_tristate(text, &tri)) return -1;
@@ -155,22 +164,25 @@ static int apply(const setting *s, const char *text)
 static void load(void)
 {
     size_t i;
+    const char *rejected[NUM_SETTINGS] = {NULL};
     const char *nccl_nvls;
 
     memset(&values, 0, sizeof values);
     for (i = 0; i < NUM_SETTINGS; i++) apply(&settings_table[i], settings_table[i].default_text);
-    /* The level first, so warnings about other settings respect it. */
     for (i = 0; i < NUM_SETTINGS; i++) {
         const char *text = getenv(settings_table[i].name);
         if (!text || !*text) continue;
         if (apply(&settings_table[i], text)) {
             apply(&settings_table[i], settings_table[i].default_text);
-            MCOLL_WARN("%s=%s is not valid (%s); using %s", settings_table[i].name, text,
-                       settings_table[i].help, settings_table[i].default_text);
+            rejected[i] = text;
         }
-        if (i == 0) mcoll_log_level = values.debug;
     }
-    mcoll_log_level = values.debug;
+    /* The logger first, so the warnings about bad values respect its level and destination. */
+    mcoll_log_configure(values.debug, values.debug_subsys, values.debug_file);
+    for (i = 0; i < NUM_SETTINGS; i++)
+        if (rejected[i])
+            MCOLL_WARN("%s=%s is not valid (%s); using %s", settings_table[i].name, rejected[i],
+                       settings_table[i].help, settings_table[i].default_text);
 
     /* Sites that switched NVLS off for NCCL get the same from mcoll, whatever MCOLL_NVLS says. */
     nccl_nvls = getenv("NCCL_NVLS_ENABLE");

@@ -9,6 +9,8 @@
 
 typedef struct {
     int debug;                 /* MCOLL_DEBUG: log level */
+    unsigned debug_subsys;     /* MCOLL_DEBUG_SUBSYS: mask of MCOLL_SUBSYS_* (log.h) */
+    char debug_file[512];      /* MCOLL_DEBUG_FILE: "stderr" or a file name with %h, %p */
     int disable;               /* MCOLL_DISABLE: forward every call to MPI untouched */
     mcoll_tristate nvls;       /* MCOLL_NVLS after the NCCL_NVLS_ENABLE kill switch */
     int nvls_killed;           /* 1 when NCCL_NVLS_ENABLE=0 turned multicast off */

@@ -1,10 +1,13 @@
 /* GPU locality through hwloc's core API. The PCI address comes from the driver table, so
- * nothing here links libcuda (hwloc/cuda.h would). The topology is loaded once. */
-#include <hwloc.h>
+ * nothing here links libcuda (hwloc/cuda.h would). The topology is loaded once. Built without
+ * hwloc (configure --without-hwloc), pinned memory comes from the driver, on any node. */
 #include <pthread.h>
 #include <stdio.h>
 #include "checks.h"
 #include "locality.h"
+
+#if MCOLL_HAVE_HWLOC
+#include <hwloc.h>
 
 static hwloc_topology_t topology;
 static int topology_ok;
@@ -79,3 +82,28 @@ void mcoll_host_free_near(void *ptr, size_t bytes, int registered)
         mcoll_cu.cuMemFreeHost(ptr);
     }
 }
+
+#else /* !MCOLL_HAVE_HWLOC */
+
+void mcoll_locality_log(int device)
+{
+    MCOLL_INFO("GPU %d: NUMA placement unknown (mcoll built without hwloc)", device);
+}
+
+void *mcoll_host_alloc_near(int device, size_t bytes, int *registered)
+{
+    void *ptr = NULL;
+    (void)device;
+    *registered = 0;
+    if (mcoll_cu.cuMemHostAlloc(&ptr, bytes, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS) return ptr;
+    return NULL;
+}
+
+void mcoll_host_free_near(void *ptr, size_t bytes, int registered)
+{
+    (void)bytes;
+    (void)registered;
+    if (ptr) mcoll_cu.cuMemFreeHost(ptr);
+}
+
+#endif /* MCOLL_HAVE_HWLOC */

@@ -1,6 +1,6 @@
-/* The settings table: defaults, parsing of sizes, tri-states and levels, range checks, bad
- * values falling back to the default with a warning, and NCCL_NVLS_ENABLE=0 forcing multicast
- * off whatever MCOLL_NVLS says. */
+/* The settings table: defaults, parsing of sizes, tri-states, levels and log subsystems, range
+ * checks, bad values falling back to the default with a warning, and NCCL_NVLS_ENABLE=0 forcing
+ * multicast off whatever MCOLL_NVLS says. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "log.h"
 #include "unit.h"
 
-static const char *const vars[] = {"MCOLL_DEBUG", "MCOLL_DISABLE", "MCOLL_NVLS", "MCOLL_ENGINE", "MCOLL_BUFFER_SIZE",
+static const char *const vars[] = {"MCOLL_DEBUG", "MCOLL_DEBUG_SUBSYS", "MCOLL_DEBUG_FILE", "MCOLL_DISABLE", "MCOLL_NVLS", "MCOLL_ENGINE", "MCOLL_BUFFER_SIZE",
                                    "MCOLL_CUDA_AWARE", "MCOLL_STAGE_CHUNK", "MCOLL_MAX_BLOCKS", "MCOLL_ONESHOT_MAX",
                                    "MCOLL_MIN_RANKS", "MCOLL_TIMEOUT", "NCCL_NVLS_ENABLE"};
 
@@ -35,6 +35,8 @@ int main(void)
     size_t size;
     mcoll_tristate tri;
     int level;
+    unsigned mask;
+    char long_name[600];
 
     /* Parsers */
     CHECK(mcoll_parse_size("4096", &size) == 0 && size == 4096);
@@ -65,10 +67,25 @@ int main(void)
     CHECK(mcoll_parse_loglevel("INFO", &level) == 0 && level == MCOLL_LOG_INFO);
     CHECK(mcoll_parse_loglevel("trace", &level) == 0 && level == MCOLL_LOG_TRACE);
     CHECK(mcoll_parse_loglevel("LOUD", &level) == -1);
+    CHECK(mcoll_log_parse_subsys("INIT", &mask) == 0 && mask == MCOLL_SUBSYS_INIT);
+    CHECK(mcoll_log_parse_subsys("init, Pmpi", &mask) == 0 && mask == (MCOLL_SUBSYS_INIT | MCOLL_SUBSYS_PMPI));
+    CHECK(mcoll_log_parse_subsys("ALL", &mask) == 0 && mask == MCOLL_SUBSYS_ALL);
+    CHECK(mcoll_log_parse_subsys("STAGE,TEAM,ENGINE", &mask) == 0 &&
+          mask == (MCOLL_SUBSYS_STAGE | MCOLL_SUBSYS_TEAM | MCOLL_SUBSYS_ENGINE));
+    CHECK(mcoll_log_parse_subsys("^TEAM", &mask) == 0 && mask == (MCOLL_SUBSYS_ALL & ~MCOLL_SUBSYS_TEAM));
+    CHECK(mcoll_log_parse_subsys("^INIT,STAGE", &mask) == 0 &&
+          mask == (MCOLL_SUBSYS_ALL & ~(MCOLL_SUBSYS_INIT | MCOLL_SUBSYS_STAGE)));
+    CHECK(mcoll_log_parse_subsys("", &mask) == -1);
+    CHECK(mcoll_log_parse_subsys("INIT,", &mask) == -1);
+    CHECK(mcoll_log_parse_subsys("INIT,NET", &mask) == -1);
+    CHECK(mcoll_log_parse_subsys("INITS", &mask) == -1);
+    CHECK(mcoll_log_parse_subsys(NULL, &mask) == -1);
 
     /* Defaults */
     s = with(NULL, NULL);
     CHECK(s->debug == MCOLL_LOG_WARN);
+    CHECK(s->debug_subsys == MCOLL_SUBSYS_ALL);
+    CHECK(strcmp(s->debug_file, "stderr") == 0);
     CHECK(s->disable == 0);
     CHECK(s->nvls == MCOLL_TRISTATE_AUTO && s->nvls_killed == 0);
     CHECK(s->engine == MCOLL_ENGINE_AUTO);
@@ -82,6 +99,8 @@ int main(void)
 
     /* Good values */
     CHECK(with("MCOLL_DEBUG", "INFO")->debug == MCOLL_LOG_INFO && mcoll_log_level == MCOLL_LOG_INFO);
+    CHECK(with("MCOLL_DEBUG_SUBSYS", "pmpi,STAGE")->debug_subsys == (MCOLL_SUBSYS_PMPI | MCOLL_SUBSYS_STAGE));
+    CHECK(strcmp(with("MCOLL_DEBUG_FILE", "/nonexistent/mcoll.%h.%p")->debug_file, "/nonexistent/mcoll.%h.%p") == 0);
     CHECK(with("MCOLL_DISABLE", "1")->disable == 1);
     CHECK(with("MCOLL_ENGINE", "staged")->engine == MCOLL_ENGINE_STAGED);
     CHECK(with("MCOLL_ENGINE", "UNICAST")->engine == MCOLL_ENGINE_UNICAST);
@@ -117,6 +136,12 @@ int main(void)
     CHECK(mcoll_settings_get()->cuda_aware == MCOLL_TRISTATE_AUTO);
     rejected("MCOLL_DEBUG", "LOUD");
     CHECK(mcoll_settings_get()->debug == MCOLL_LOG_WARN);
+    rejected("MCOLL_DEBUG_SUBSYS", "INIT,NET");
+    CHECK(mcoll_settings_get()->debug_subsys == MCOLL_SUBSYS_ALL);
+    memset(long_name, 'x', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    CHECK(strcmp(with("MCOLL_DEBUG_FILE", long_name)->debug_file, "stderr") == 0); /* too long */
+    CHECK(strstr(mcoll_last_warning(), "MCOLL_DEBUG_FILE=xxx") != NULL);
 
     /* The kill switch wins over MCOLL_NVLS set to 1; any other NCCL value leaves it alone. */
     with(NULL, NULL);
