@@ -60,7 +60,9 @@ void mcoll_plugin_start(void)
     mcoll_plugin_active = 1;
     MCOLL_INFO("PMPI plug-in active: CUDA driver %s, MPI %s, engines %s", driver == MCOLL_SUCCESS ? "loaded" : "absent (host only)",
                mcoll_mpi_cuda_aware ? "CUDA-aware (device buffers passed through)" : "not CUDA-aware (device buffers staged)",
-               s->engine == MCOLL_ENGINE_STAGED ? "off (MCOLL_ENGINE=staged)" : "on");
+               driver != MCOLL_SUCCESS               ? "off (no usable CUDA driver)"
+               : s->engine == MCOLL_ENGINE_STAGED ? "off (MCOLL_ENGINE=staged)"
+                                                  : "on");
 }
 
 int mcoll_mpi_init(int *argc, char ***argv)
