@@ -8,6 +8,6 @@ static int call(const bench_osu_args *a)
 
 int main(int argc, char **argv)
 {
-    static const bench_osu bench = { BENCH_ALLREDUCE, "osu_allreduce", "Allreduce", "MPI_Allreduce", 0, 0, call };
+    static const bench_osu bench = { BENCH_ALLREDUCE, "osu_allreduce", "Allreduce", "MPI_Allreduce", 0, 0, call, NULL };
     return bench_osu_main(argc, argv, &bench);
 }

@@ -8,6 +8,6 @@ static int call(const bench_osu_args *a)
 
 int main(int argc, char **argv)
 {
-    static const bench_osu bench = { BENCH_BCAST, "osu_bcast", "Broadcast", "MPI_Bcast", 0, 0, call };
+    static const bench_osu bench = { BENCH_BCAST, "osu_bcast", "Broadcast", "MPI_Bcast", 0, 0, call, NULL };
     return bench_osu_main(argc, argv, &bench);
 }

@@ -9,6 +9,6 @@ static int call(const bench_osu_args *a)
 
 int main(int argc, char **argv)
 {
-    static const bench_osu bench = { BENCH_REDUCE, "osu_reduce", "Reduce", "MPI_Reduce", 0, 0, call };
+    static const bench_osu bench = { BENCH_REDUCE, "osu_reduce", "Reduce", "MPI_Reduce", 0, 0, call, NULL };
     return bench_osu_main(argc, argv, &bench);
 }

@@ -11,7 +11,7 @@ static int call(const bench_osu_args *a)
 int main(int argc, char **argv)
 {
     static const bench_osu bench = {
-        BENCH_REDUCE_SCATTER, "osu_reduce_scatter", "Reduce_scatter", "MPI_Reduce_scatter", 0, 1, call
+        BENCH_REDUCE_SCATTER, "osu_reduce_scatter", "Reduce_scatter", "MPI_Reduce_scatter", 0, 1, call, NULL
     };
     return bench_osu_main(argc, argv, &bench);
 }

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 {
     static const bench_osu bench = {
         BENCH_REDUCE_SCATTER, "osu_reduce_scatter_block", "Reduce_scatter_block", "MPI_Reduce_scatter_block", 0, 0,
-        call
+        call, NULL
     };
     return bench_osu_main(argc, argv, &bench);
 }

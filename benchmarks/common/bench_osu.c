@@ -12,24 +12,9 @@
 #include "bench_cuda.h"
 #include "bench_env.h"
 #include "bench_mem.h"
+#include "bench_osu_nbc.h"
 #include "bench_osu_opts.h"
-
-#define FIELD_WIDTH 20
-#define PRECISION 2
-
-typedef struct {
-    const bench_osu *b;
-    const osu_options *o;
-    const char *prog;
-    int rank, nranks;
-    size_t max_size;       /* -m MAX, lowered to fit -M */
-    const bench_dtype *t;  /* the datatype being measured */
-    void *send, *recv;     /* the buffers the calls use */
-    void *hsend, *hrecv;   /* host images (the buffers themselves with host memory) */
-    int *counts;           /* MPI_Reduce_scatter: every rank's receive count */
-    double *lat;           /* -z: this rank's latency of each timed call (us) */
-    double *lat_sum;       /* rank 0: the same summed over ranks */
-} osu_run;
+#include "bench_osu_run.h"
 
 static size_t total_bytes(const osu_run *r, size_t size)
 {
@@ -45,12 +30,12 @@ static int shape_of(const osu_run *r, const bench_dtype *t, size_t size, int roo
     return rc;
 }
 
-static int is_rotating(const osu_run *r)
+int osu_is_rotating(const osu_run *r)
 {
     return r->o->root == OSU_ROOT_ROTATE && bench_coll_has_root(r->b->coll);
 }
 
-static void make_args(const osu_run *r, const bench_shape *s, bench_osu_args *a)
+void osu_make_args(const osu_run *r, const bench_shape *s, bench_osu_args *a)
 {
     int in_place = r->o->in_place && (r->b->coll != BENCH_REDUCE || r->rank == s->root);
     a->send = in_place ? MPI_IN_PLACE : r->send;
@@ -72,9 +57,8 @@ static void load_inputs(const osu_run *r, const bench_shape *s, int seed)
     bench_mem_put(r->o->mem, r->recv, r->hrecv, recv_elems * r->t->size);
 }
 
-static void call(const osu_run *r, const bench_osu_args *a)
+static void check(int rc)
 {
-    int rc = r->b->call(a);
     if (rc != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING + 64];
         int len = 0;
@@ -84,21 +68,42 @@ static void call(const osu_run *r, const bench_osu_args *a)
     }
 }
 
+void osu_start(const osu_run *r, const bench_osu_args *a, MPI_Request *req)
+{
+    check(r->b->icall(a, req));
+}
+
+void osu_wait(MPI_Request *req)
+{
+    check(MPI_Wait(req, MPI_STATUS_IGNORE));
+}
+
+void osu_call(const osu_run *r, const bench_osu_args *a)
+{
+    MPI_Request req;
+    if (!r->b->icall) {
+        check(r->b->call(a));
+        return;
+    }
+    osu_start(r, a, &req);
+    osu_wait(&req);
+}
+
 /* Mean latency in microseconds of this rank's timed calls; with -z, each one in r->lat. With
  * -k rotate, call i (warm-up calls counted) has root i % ranks, as in OSU. */
 static double time_size(const osu_run *r, bench_shape *s, long warmup, long iters)
 {
     bench_osu_args a;
     double total = 0;
-    make_args(r, s, &a);
+    osu_make_args(r, s, &a);
     MPI_Barrier(MPI_COMM_WORLD);
     for (long i = 0; i < warmup + iters; i++) {
-        if (is_rotating(r)) {
+        if (osu_is_rotating(r)) {
             s->root = (int)(i % r->nranks);
-            make_args(r, s, &a);
+            osu_make_args(r, s, &a);
         }
         double t0 = MPI_Wtime();
-        call(r, &a);
+        osu_call(r, &a);
         double t1 = MPI_Wtime();
         if (i >= warmup) {
             total += t1 - t0;
@@ -117,19 +122,19 @@ static long long validate(const osu_run *r, bench_shape *s, int seed)
     bench_osu_args a;
     size_t recv_elems = bench_recv_buffer_elems(r->b->coll, s, r->o->in_place);
     long long bad, total = 0;
-    if (is_rotating(r))
+    if (osu_is_rotating(r))
         s->root = seed % r->nranks;
-    make_args(r, s, &a);
+    osu_make_args(r, s, &a);
     if (r->o->validation_warmup > 0) {
         load_inputs(r, s, seed);
         for (int i = 0; i < r->o->validation_warmup; i++) {
             MPI_Barrier(MPI_COMM_WORLD);
-            call(r, &a);
+            osu_call(r, &a);
         }
     }
     load_inputs(r, s, seed);
     MPI_Barrier(MPI_COMM_WORLD);
-    call(r, &a);
+    osu_call(r, &a);
     bench_mem_get(r->o->mem, r->hrecv, r->recv, recv_elems * r->t->size);
     bad = (long long)bench_check_result(r->b->coll, r->t, s, r->rank, r->nranks, r->o->in_place, seed, r->hrecv);
     MPI_Allreduce(&bad, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -149,7 +154,7 @@ static void print_tail(const osu_run *r, long iters)
     for (int i = 0; i < r->o->ntail; i++) {
         long k = (long)ceil((double)iters * r->o->tail[i] / 100.0) - 1;
         k = k < 0 ? 0 : k >= iters ? iters - 1 : k;
-        printf("%*.*f", FIELD_WIDTH, PRECISION, r->lat_sum[k] / r->nranks);
+        printf("%*.*f", OSU_FIELD_WIDTH, OSU_PRECISION, r->lat_sum[k] / r->nranks);
     }
 }
 
@@ -164,12 +169,20 @@ static int run_size(const osu_run *r, size_t size, int seed)
     long iters = large ? o->iters_large : o->iters;
     long long wrong = 0;
 
-    if (shape_of(r, r->t, size, bench_coll_has_root(r->b->coll) && !is_rotating(r) ? o->root : BENCH_ROOT, &s) != 0)
+    if (shape_of(r, r->t, size, bench_coll_has_root(r->b->coll) && !osu_is_rotating(r) ? o->root : BENCH_ROOT, &s) != 0)
         return -1;
     if (r->counts) {
         size_t elems = size / r->t->size;
         for (int q = 0; q < r->nranks; q++)
             r->counts[q] = (int)bench_reduce_scatter_v_count(elems, r->nranks, q);
+    }
+    if (r->b->icall) {
+        osu_nbc_times t;
+        osu_nbc_time(r, &s, large ? o->warmup_large : o->warmup, iters, &t);
+        if (o->validate)
+            wrong = validate(r, &s, seed);
+        osu_nbc_print_row(r, size, &t, wrong);
+        return wrong != 0;
     }
     lat = time_size(r, &s, large ? o->warmup_large : o->warmup, iters);
     MPI_Reduce(&lat, &lo, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
@@ -180,11 +193,11 @@ static int run_size(const osu_run *r, size_t size, int seed)
     if (o->validate)
         wrong = validate(r, &s, seed);
     if (r->rank == 0) {
-        printf("%-*zu%*.*f", 10, size, FIELD_WIDTH, PRECISION, sum / r->nranks);
+        printf("%-*zu%*.*f", 10, size, OSU_FIELD_WIDTH, OSU_PRECISION, sum / r->nranks);
         if (o->full)
-            printf("%*.*f%*.*f%*ld", FIELD_WIDTH, PRECISION, lo, FIELD_WIDTH, PRECISION, hi, 12, iters);
+            printf("%*.*f%*.*f%*ld", OSU_FIELD_WIDTH, OSU_PRECISION, lo, OSU_FIELD_WIDTH, OSU_PRECISION, hi, 12, iters);
         if (o->validate)
-            printf("%*s", FIELD_WIDTH, wrong ? "Fail" : "Pass");
+            printf("%*s", OSU_FIELD_WIDTH, wrong ? "Fail" : "Pass");
         if (r->lat)
             print_tail(r, iters);
         printf("\n");
@@ -200,7 +213,7 @@ static int run_type(osu_run *r, const bench_dtype *t)
     int failed = 0, seed = 0;
     r->t = t;
     if (r->rank == 0)
-        osu_print_columns(r->o, t);
+        osu_print_columns(r->b, r->o, t);
     /* Timed calls work on numbers of this type, never on uninitialised memory. */
     if (shape_of(r, t, r->max_size, 0, &max) == 0)
         load_inputs(r, &max, 0);

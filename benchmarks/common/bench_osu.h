@@ -36,6 +36,9 @@ typedef struct {
     int per_rank_size;     /* 1: the Size column is bytes per rank (allgather, as OSU reports it) */
     int uneven;            /* 1: MPI_Reduce_scatter, per-rank counts split as OSU splits them */
     int (*call)(const bench_osu_args *a);
+    /* Non-blocking programs (osu_i<name>) set this instead of call: start the call. Their rows
+     * are OSU's overlap rows (bench_osu_nbc.h). */
+    int (*icall)(const bench_osu_args *a, MPI_Request *req);
 } bench_osu;
 
 /* Runs the whole benchmark; returns the process exit status: 0, 1 (a validation failed),

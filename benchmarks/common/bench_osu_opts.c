@@ -10,6 +10,7 @@
 
 #include "bench_cli.h"
 #include "bench_env.h"
+#include "bench_osu_nbc.h"
 
 #define OSU_DEFAULT_MAX_SIZE ((size_t)1 << 20)       /* OSU's MAX_MSG_SIZE_COLL */
 #define OSU_DEFAULT_MEM_LIMIT ((size_t)512 << 20)    /* OSU's MAX_MEM_LIMIT */
@@ -47,10 +48,12 @@ static const char *mem_word(bench_mem m)
  * the second line says which program this is and what its buffers are. */
 static void print_title(const bench_osu *b, const osu_options *o)
 {
-    printf("# OSU MPI%s %s Latency Test v%s\n", o->mem == BENCH_MEM_CUDA ? "-CUDA" : "", b->title,
-           BENCH_OSU_VERSION);
+    printf("# OSU MPI%s %s%s Latency Test v%s\n", o->mem == BENCH_MEM_CUDA ? "-CUDA" : "",
+           b->icall ? "Non-blocking " : "", b->title, BENCH_OSU_VERSION);
     printf("# mcoll look-alike of OSU %s's %s: %s through libmcoll, %s buffers\n", BENCH_OSU_VERSION,
            b->osu_name, b->mpi_call, mem_word(o->mem));
+    if (b->icall)
+        printf("# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait\n");
     fflush(stdout);
 }
 
@@ -104,6 +107,11 @@ static void usage(const char *prog, const bench_osu *b)
            : b->per_rank_size ? "what each rank sends" : "the buffer",
            b->per_rank_size || (b->coll == BENCH_REDUCE_SCATTER && !b->uneven) ? " per rank" : "",
            BENCH_EXIT_USAGE, BENCH_EXIT_NO_GPU);
+    if (b->icall)
+        printf("\nNon-blocking: each row times the call started and waited for at once (Pure Comm.),\n"
+               "then started, followed by CPU computation as long as that, then waited for\n"
+               "(Overall); Overlap is the share of Pure Comm. the computation hid. Here -t N is\n"
+               "used: MPI_Test calls spread through the computation [1]; -k rotate and -z are not.\n");
 }
 
 typedef struct {
@@ -249,6 +257,7 @@ static void defaults(osu_options *o)
     o->warmup = 100, o->warmup_large = 10;   /* COLL_SKIP_SMALL, COLL_SKIP_LARGE */
     o->validation_warmup = OSU_VALIDATION_WARMUP;
     o->root = BENCH_ROOT;
+    o->num_tests = 1;
 }
 
 /* One option. 0: go on; 1: help or version printed; -1: error printed. */
@@ -305,10 +314,16 @@ static int apply(osu_parser *p, const bench_osu *b, osu_options *o, int id, cons
             return bad_value(p, id, "root (fixed:N or rotate)", arg);
         if (!bench_coll_has_root(b->coll))
             ignored(p, id, arg, "this collective has no root");
+        else if (b->icall && o->root == OSU_ROOT_ROTATE)
+            return refused(p, id, arg, "the overlap of a non-blocking call is measured with one root");
         break;
     case 'z':
         if (parse_tail(arg, o) != 0)
             return bad_value(p, id, "percentile list (up to 5 of 0..100)", arg);
+        if (b->icall) {
+            o->ntail = 0;
+            ignored(p, id, arg, "non-blocking rows have no per-call latency percentiles");
+        }
         break;
     case 'M':
         if (bench_parse_bytes(arg, &o->mem_limit) != 0)
@@ -338,7 +353,9 @@ static int apply(osu_parser *p, const bench_osu *b, osu_options *o, int id, cons
     case 't':
         if (bench_parse_long(arg, 0, INT_MAX, &v) != 0)
             return bad_value(p, id, "test call count", arg);
-        ignored(p, id, arg, "it counts MPI_Test calls of non-blocking tests; these calls block");
+        o->num_tests = (int)v;
+        if (!b->icall)
+            ignored(p, id, arg, "it counts MPI_Test calls of non-blocking tests; these calls block");
         break;
     case 'I':
         ignored(p, id, NULL, "these programs start with MPI_Init and use MPI_COMM_WORLD, as without -I");
@@ -374,6 +391,8 @@ static void print_dry_run(const bench_osu *b, const osu_options *o)
     else
         printf("#   validation       off\n");
     printf("#   in place         %s\n", o->in_place ? "on" : "off");
+    if (b->icall)
+        printf("#   MPI_Test calls   %d during each computation\n", o->num_tests);
     if (!bench_coll_has_root(b->coll))
         printf("#   root             none (%s)\n", b->mpi_call);
     else if (o->root == OSU_ROOT_ROTATE)
@@ -381,7 +400,7 @@ static void print_dry_run(const bench_osu *b, const osu_options *o)
     else
         printf("#   root             %d\n", o->root);
     for (int i = 0; i < o->ntypes; i++)
-        osu_print_columns(o, o->types[i]);
+        osu_print_columns(b, o, o->types[i]);
     fflush(stdout);
 }
 
@@ -434,9 +453,13 @@ void osu_print_preamble(const bench_osu *b, const osu_options *o)
 
 #define FIELD_WIDTH 20
 
-void osu_print_columns(const osu_options *o, const bench_dtype *t)
+void osu_print_columns(const bench_osu *b, const osu_options *o, const bench_dtype *t)
 {
     printf("# Datatype: %s.\n", t->mpi_name);
+    if (b->icall) {
+        osu_nbc_print_columns(o);
+        return;
+    }
     printf("%-*s%*s", 10, "# Size", FIELD_WIDTH, "Avg Latency(us)");
     if (o->full)
         printf("%*s%*s%*s", FIELD_WIDTH, "Min Latency(us)", FIELD_WIDTH, "Max Latency(us)", 12, "Iterations");

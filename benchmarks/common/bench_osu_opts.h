@@ -28,6 +28,8 @@ typedef struct {
     int ntypes;
     int tail[OSU_MAX_TAIL];        /* -z: percentiles; ntail 0 without -z */
     int ntail;
+    int num_tests;                 /* -t: MPI_Test calls during the computation of non-blocking
+                                      programs [1] */
     int dry_run;                   /* --dry-run */
 } osu_options;
 
@@ -40,6 +42,6 @@ int osu_parse_options(int argc, char **argv, const bench_osu *b, osu_options *o)
 void osu_print_preamble(const bench_osu *b, const osu_options *o);
 
 /* "# Datatype: MPI_CHAR." and the column header line, before each datatype's rows. */
-void osu_print_columns(const osu_options *o, const bench_dtype *t);
+void osu_print_columns(const bench_osu *b, const osu_options *o, const bench_dtype *t);
 
 #endif /* BENCH_OSU_OPTS_H */

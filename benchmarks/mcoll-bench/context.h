@@ -35,6 +35,9 @@ typedef struct mb_ctx {
     mb_peer peer[MB_NPEERS];
 
     MPI_Comm mpi_comm;         /* MPI peers: a duplicate that returns errors instead of aborting */
+    MPI_Request persistent;    /* mcoll-persistent: the request of persistent_op, or
+                                  MPI_REQUEST_NULL */
+    mb_op persistent_op;
     MPI_Comm mcoll_mpi_comm;   /* the communicator the native mcoll communicator was made from */
     struct mcoll_comm *mcoll;
     char mcoll_desc[512];      /* mcoll_comm_describe, or why there is none */

@@ -145,6 +145,7 @@ int main(int argc, char **argv)
     }
 
     mb_mpi_setup(&ctx);
+    mb_persistent_setup(&ctx);
     mb_mcoll_setup(&ctx);
     mb_nccl_setup(&ctx);
     mb_report_header(&rep, &ctx);
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
 
     mb_nccl_teardown(&ctx);
     mb_mcoll_teardown(&ctx);
+    mb_persistent_teardown(&ctx);
     mb_mpi_teardown(&ctx);
     if (ctx.rank == 0) {
         mb_report_close(&rep);

@@ -2,7 +2,8 @@
  * device buffers; they differ in how a call is issued and timed:
  *   STREAM    enqueued on one CUDA stream back to back, timed with cudaEvents;
  *   GRAPH     the same calls captured once in a CUDA graph of N calls, the graph replayed;
- *   BLOCKING  MPI calls that return with the result in place, timed with MPI_Wtime. */
+ *   BLOCKING  MPI calls that return with the result in place (a persistent request started
+ *             and waited for counts as one), timed with MPI_Wtime. */
 #ifndef MB_PEERS_H
 #define MB_PEERS_H
 
@@ -13,6 +14,8 @@ typedef enum {
     MB_MCOLL,        /* mcoll native API (mcoll_allreduce, ...) */
     MB_MCOLL_GRAPH,  /* the same, captured in a CUDA graph */
     MB_MCOLL_MPI,    /* MPI_Allreduce, ... on device buffers: mcoll's PMPI plug-in */
+    MB_MCOLL_PERSISTENT, /* the same as persistent requests (MPI_Allreduce_init once, then
+                            MPI_Start + MPI_Wait per call) */
     MB_NCCL,         /* NCCL, loaded with dlopen */
     MB_NCCL_GRAPH,   /* NCCL captured in a CUDA graph */
     MB_STAGED,       /* cudaMemcpy to pinned host, PMPI_* (mcoll bypassed), copy back */
@@ -59,6 +62,8 @@ void mb_nccl_setup(struct mb_ctx *ctx);
 void mb_nccl_teardown(struct mb_ctx *ctx);
 void mb_mpi_setup(struct mb_ctx *ctx);
 void mb_mpi_teardown(struct mb_ctx *ctx);
+void mb_persistent_setup(struct mb_ctx *ctx); /* after mb_mpi_setup: it uses mpi_comm */
+void mb_persistent_teardown(struct mb_ctx *ctx);
 
 /* "2.27.3 (libnccl.so.2)" or the reason NCCL is not in use. */
 const char *mb_nccl_describe(const struct mb_ctx *ctx);

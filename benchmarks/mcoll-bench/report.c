@@ -271,16 +271,16 @@ void mb_report_header(mb_report *rep, const mb_ctx *ctx)
     for (int p = 0; p < MB_NPEERS; p++) {
         const mb_peer *peer = &ctx->peer[p];
         if (!peer->enabled)
-            out(rep, "# peer %-12s not chosen (%s)\n", peer->name,
+            out(rep, "# peer %-16s not chosen (%s)\n", peer->name,
                 ctx->opt->graph_launches == 0 && (p == MB_MCOLL_GRAPH || p == MB_NCCL_GRAPH) ? "-G 0" : "--peers");
         else if (!peer->ready && (p == MB_NCCL || p == MB_NCCL_GRAPH) && ctx->shared_gpu[0])
             continue; /* the NCCL line above says why, once */
         else if (!peer->ready)
-            out(rep, "# peer %-12s not available: %s\n", peer->name, peer->why);
+            out(rep, "# peer %-16s not available: %s\n", peer->name, peer->why);
     }
     out(rep, "# %-17s %s/results.csv, %s/table.txt\n", "output", rep->dir, rep->dir);
     out(rep, "# Columns as nccl-tests prints them, then: peer; vs NCCL = NCCL time / this time (mcoll vs\n"
-             "# nccl, mcoll-graph vs nccl-graph, mcoll-mpi vs nccl); vs staged = staged time / this time;\n"
+             "# nccl, mcoll-graph vs nccl-graph, mcoll-mpi and mcoll-persistent vs nccl); vs staged = staged time / this time;\n"
              "# above 1 means faster; out-of-place times where measured, else in-place.\n#\n");
     flush(rep);
     free(all);
@@ -292,7 +292,7 @@ static void print_columns(const mb_report *rep)
 {
     out(rep, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n", "", "", "", "",
         "");
-    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-12s  %7s  %9s\n", "size", "count",
+    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-16s  %7s  %9s\n", "size", "count",
         "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "peer",
         "vs NCCL", "vs staged");
     out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "", "",
@@ -395,12 +395,12 @@ void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb
             continue;
         if (!peer->ready) { /* said once per collective; the header has it too */
             if (first_size)
-                out(rep, "# %10zu  %-12s %s\n", s->bytes, peer->name, peer->why);
+                out(rep, "# %10zu  %-16s %s\n", s->bytes, peer->name, peer->why);
             continue;
         }
         for (int pl = 0; pl < 2; pl++)
             if (ctx->opt->places & (pl ? MB_IN_PLACE : MB_OUT_OF_PLACE) && !res[pl][p].ran)
-                out(rep, "# %10zu  %-12s %s: %s\n", s->bytes, peer->name, pl ? "in place" : "out of place",
+                out(rep, "# %10zu  %-16s %s: %s\n", s->bytes, peer->name, pl ? "in place" : "out of place",
                     res[pl][p].note);
         if (!o->ran && !i->ran)
             continue;
@@ -412,7 +412,7 @@ void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb
             bench_coll_has_root(op->coll) ? s->root : -1);
         print_place(rep, o, (double)s->bytes, factor);
         print_place(rep, i, (double)s->bytes, factor);
-        out(rep, "  %-12s  %7s  %9s\n", peer->name, vs_nccl, vs_staged);
+        out(rep, "  %-16s  %7s  %9s\n", peer->name, vs_nccl, vs_staged);
         if (o->ran)
             record(rep, ctx, op, p, 0, o);
         if (i->ran)

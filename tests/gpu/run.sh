@@ -27,6 +27,9 @@
 #   memcheck   compute-sanitizer --tool memcheck  on gpu_native -q and gpu_mpi -q at NP 2
 #   racecheck  compute-sanitizer --tool racecheck on a few cases of each (float sum, bcast, ...)
 #   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
+#   overlap    the non-blocking OSU look-alikes (mcoll_osu_iallreduce, _ibcast, _iallgather,
+#              _ireduce_scatter) at NP 2, -d cuda, 64 KiB..16 MiB, checked (-c): passes when every
+#              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
 #
 # Ranks and GPUs: a rank count above the number of GPUs runs with ranks sharing GPUs (local
@@ -69,8 +72,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck bench"
-GPU_STEPS="nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck bench"
+ALL_STEPS="build guard nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
+GPU_STEPS="nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -251,6 +254,11 @@ key_of() { # step log
             if [ -n "$problem" ]; then echo "$problem" | cut -c1-110
             else echo "${arch:-default targets}; $(find "$BUILD/tests/gpu" -maxdepth 1 -name 'gpu_*' -type f 2>/dev/null | wc -l) GPU test programs"; fi ;;
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
+        overlap) # rows: size overall compute pure-comm overlap validation
+            awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
+                 /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $5 < min) min = $5; if ($6 == "Fail") bad++ }
+                 END { if (n) printf "%s: least overlap %.1f%% over %d sizes >= 64 KiB (target 90)%s", name, min, n, bad ? "; " bad " failed validation" : ""
+                       else printf "%s: no row >= 64 KiB", name }' "$2" ;;
         bench)
             shared=$(grep -m 1 -o 'ranks [0-9,]* share GPU [^ ]*' "$2")
             echo "$(grep -v '^#' "$2" | grep -v -E ' mcoll (INFO|TRACE|WARN) ' | grep . | tail -n 1 | cut -c1-70)${shared:+; nccl not measured: $shared}" ;;
@@ -504,7 +512,7 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split staged slow dead $SANITIZER_TOOLS bench; do
+    for s in native stream mpi nonblocking errors split staged slow dead $SANITIZER_TOOLS overlap bench; do
         selected "$s" || continue
         case $s in
             native|stream|mpi|errors) nps=$NPS ;;
@@ -671,6 +679,18 @@ for tool in $SANITIZER_TOOLS; do
         sanitizer_step "$tool" "$np" "$prog" ${filter[@]+"${filter[@]}"}
     done
 done
+
+if selected overlap; then
+    np=$small_np
+    for p in iallreduce ibcast iallgather ireduce_scatter; do
+        prog=$BUILD/bin/mcoll_osu_$p
+        gpu_ready overlap "$(ranks_gpus "$np")" "$(mps_col "$np")" "$prog" || continue
+        mps=$(mps_col "$np")
+        mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+        run_step overlap "$(ranks_gpus "$np")" "$mps" "$OUT/overlap-$p-np$np.log" "${MPI[@]}" "$prog" \
+            -d cuda -m 64K:16M -i 50 -x 5 -c
+    done
+fi
 
 if selected bench; then
     if [ ! -x "$BUILD/bin/mcoll-bench" ]; then

@@ -3,6 +3,8 @@
 #   - the OSU look-alikes (mcoll_osu_*) take OSU 7.4's options: --dry-run shows the defaults
 #     and the header (title with v7.4, the look-alike line, "# Datatype: MPI_CHAR.", the column
 #     line); options that do not apply are accepted and said once on stderr; wrong ones exit 2;
+#   - the non-blocking ones (mcoll_osu_i*) print OSU's overlap header and columns, use -t and
+#     refuse -k rotate;
 #   - with host buffers under mpirun, each prints a Pass row per size (every collective, in
 #     place, rotating and fixed roots, several datatypes, tail latencies, the memory limit);
 #   - mcoll-bench takes nccl-tests' letters (-b -e -f -i -d -o -r -n -w -c -G -a, -g 1 ...):
@@ -18,12 +20,13 @@ MPIRUN=${MPIRUN:-mpirun}
 BIN=$BUILD/bin
 NP=2
 OSU="allreduce bcast reduce reduce_scatter reduce_scatter_block allgather"
+OSU_NBC="iallreduce ibcast ireduce iallgather ireduce_scatter"
 failures=0
 tmp=$(mktemp -d 2>/dev/null || echo "/tmp/test_bench_cli.$$")
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-for p in $(for o in $OSU; do echo "mcoll_osu_$o"; done) mcoll-bench; do
+for p in $(for o in $OSU $OSU_NBC; do echo "mcoll_osu_$o"; done) mcoll-bench; do
     if [ ! -x "$BIN/$p" ]; then
         echo "skip: $BIN/$p is not built (make benchmarks)"
         exit 77
@@ -158,7 +161,7 @@ expect_status 2 "mcoll_osu_allreduce with a word" "$BIN/mcoll_osu_allreduce" -f 
 
 # --- mcoll-bench: nccl-tests' options, its own, the header (no MPI, no GPU) -----------------------
 MB=$BIN/mcoll-bench
-COLUMNS_LINE="#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  peer          vs NCCL  vs staged"
+COLUMNS_LINE="#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  peer              vs NCCL  vs staged"
 if expect_status 0 "mcoll-bench -h" "$MB" -h; then
     for t in "Usage:" "-b, --minbytes" "-o, --op" "-r, --root" "-c, --check" "-G, --cudagraph" \
              "--collectives" "--peers" "--reps" "--batch-time" "--output" "--place" "--quick" "--dry-run"; do
@@ -171,7 +174,7 @@ if expect_status 0 "$name" "$MB" --dry-run; then
     expect_line "$name" "# datatype          float (MPI_FLOAT, nccl-tests float), op sum, root 0"
     expect_line "$name" "# places            out of place, then in place (MPI_IN_PLACE; NCCL: the same buffer)"
     expect_line "$name" "# collectives       allreduce bcast reduce reduce_scatter allgather"
-    expect_line "$name" "# peers             mcoll mcoll-graph mcoll-mpi nccl nccl-graph staged"
+    expect_line "$name" "# peers             mcoll mcoll-graph mcoll-mpi mcoll-persistent nccl nccl-graph staged"
     expect_text "$name" "time = the slowest rank (-a 3)"
     expect_line "$name" "$COLUMNS_LINE"
 fi
@@ -192,7 +195,7 @@ name="mcoll-bench with nccl-tests' long names"
 if expect_status 0 "$name" "$MB" --minbytes=1K --maxbytes 4K --stepfactor 4 --datatype double --op min --root 0 \
         --iters 7 --warmup_iters 1 --check 0 --cudagraph 0 --average 2 --dry-run; then
     expect_line "$name" "# nThread 1 nGpus 1 minBytes 1024 maxBytes 4096 step: 4(factor) warmup iters: 1 iters: 7 agg iters: 1 validation: 0 graph: 0"
-    expect_line "$name" "# peers             mcoll mcoll-mpi nccl staged"
+    expect_line "$name" "# peers             mcoll mcoll-mpi mcoll-persistent nccl staged"
     expect_line "$name" "# check             off (-c 0): #wrong shows N/A"
 fi
 name="mcoll-bench's own options"
@@ -300,6 +303,27 @@ if expect_status 0 "$name" $run "$BIN/mcoll_osu_allgather" -m 128K:4M -M 1M -i 2
     expect_text "$name" "largest size lowered to 524288 bytes"
     expect_pass_rows "$name" 3
 fi
+
+# The non-blocking look-alikes: OSU's overlap columns, a Pass row per size, overlap in 0..100.
+for case in "iallreduce Allreduce" "ibcast Broadcast" "ireduce Reduce" "iallgather Allgather" \
+            "ireduce_scatter Reduce_scatter"; do
+    set -- $case
+    p=$1 title=$2
+    name="mcoll_osu_$p -f -c -t 4"
+    if expect_status 0 "$name" $run "$BIN/mcoll_osu_$p" -m 4:256 -i 3 -x 1 -f -c -t 4 -T mpi_int; then
+        expect_text "$name" "# OSU MPI Non-blocking $title Latency Test v7.4"
+        expect_line "$name" "# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait"
+        expect_text "$name" "Overall(us)         Compute(us)      Coll. Init(us)        MPI_Test(us)        MPI_Wait(us)      Pure Comm.(us)       Min Comm.(us)       Max Comm.(us)          Overlap(%)          Validation"
+        expect_pass_rows "$name" 7
+        awk '/^[0-9]/ { if ($10 < 0 || $10 > 100) bad = 1 } END { exit bad }' "$tmp/out" ||
+            { fail "$name: an Overlap(%) outside 0..100"; show; }
+    fi
+done
+if expect_status 0 "mcoll_osu_iallreduce --dry-run" "$BIN/mcoll_osu_iallreduce" -t 7 --dry-run; then
+    expect_line "mcoll_osu_iallreduce --dry-run" "#   MPI_Test calls   7 during each computation"
+    expect_line "mcoll_osu_iallreduce --dry-run" "# mcoll look-alike of OSU 7.4's osu_iallreduce: MPI_Iallreduce through libmcoll, host buffers"
+fi
+expect_status 2 "mcoll_osu_ibcast -k rotate" "$BIN/mcoll_osu_ibcast" -k rotate
 
 # --- no GPU: a clear message and exit 77 ---------------------------------------------------------
 # An empty CUDA_VISIBLE_DEVICES hides every GPU, so this holds on GPU machines too.
