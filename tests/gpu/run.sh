@@ -28,7 +28,7 @@
 #   racecheck  compute-sanitizer --tool racecheck on a few cases of each (float sum, bcast, ...)
 #   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
 #   overlap    the non-blocking OSU look-alikes (mcoll_osu_iallreduce, _ibcast, _iallgather,
-#              _ireduce_scatter) at NP 2, -d cuda, 64 KiB..16 MiB, checked (-c): passes when every
+#              _ireduce_scatter) at NP 2, -d cuda, 1 KiB..16 MiB, -f, checked (-c): passes when every
 #              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
 #
@@ -254,9 +254,9 @@ key_of() { # step log
             if [ -n "$problem" ]; then echo "$problem" | cut -c1-110
             else echo "${arch:-default targets}; $(find "$BUILD/tests/gpu" -maxdepth 1 -name 'gpu_*' -type f 2>/dev/null | wc -l) GPU test programs"; fi ;;
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
-        overlap) # rows: size overall compute pure-comm overlap validation
+        overlap) # rows (-f -c): size overall compute init test wait pure min max overlap validation
             awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
-                 /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $5 < min) min = $5; if ($6 == "Fail") bad++ }
+                 /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $10 < min) min = $10; if ($11 == "Fail") bad++ }
                  END { if (n) printf "%s: least overlap %.1f%% over %d sizes >= 64 KiB (target 90)%s", name, min, n, bad ? "; " bad " failed validation" : ""
                        else printf "%s: no row >= 64 KiB", name }' "$2" ;;
         bench)
@@ -688,7 +688,7 @@ if selected overlap; then
         mps=$(mps_col "$np")
         mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
         run_step overlap "$(ranks_gpus "$np")" "$mps" "$OUT/overlap-$p-np$np.log" "${MPI[@]}" "$prog" \
-            -d cuda -m 64K:16M -i 50 -x 5 -c
+            -d cuda -m 1K:16M -i 50 -x 5 -f -c
     done
 fi
 
