@@ -51,6 +51,6 @@ benchmarks: $(BENCH_PROGRAMS)
 # build tree (tests/gpu/run.sh runs it), not installed.
 $(BIN)/mcoll-floors: $(srcdir)/benchmarks/floors/mcoll-floors.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
+	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ -lcuda
 
 programs benchmarks: $(BIN)/mcoll-floors

@@ -8,6 +8,9 @@
  *   launch+query  launch, then cudaStreamQuery until done; host clock per pair
  *   launch+flag   launch of a kernel that stores a sequence number to mapped pinned host memory,
  *                 the host spinning on it; host clock per pair
+ *   launch+write  an empty kernel, then cuStreamWriteValue32 of the sequence number to mapped
+ *                 pinned memory behind it on the stream, the host spinning on that (a completion
+ *                 flag any kernel gets without changing it)
  *   d2h 8 B       cudaMemcpy of 8 bytes device to pinned host (the staged path's first step)
  *   h2d 8 B       the same, host to device
  *
@@ -20,6 +23,7 @@
 #include <cstring>
 #include <vector>
 #include <unistd.h>
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #define CHECK(call)                                                                              \
@@ -67,7 +71,7 @@ static double time_launches(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int n,
     return ms * 1e3 / n;
 }
 
-enum wait_kind { WAIT_SYNC, WAIT_QUERY, WAIT_FLAG };
+enum wait_kind { WAIT_SYNC, WAIT_QUERY, WAIT_FLAG, WAIT_WRITE };
 
 /* Microseconds per launch-and-wait, host clock. */
 static double time_round_trips(cudaStream_t s, int n, wait_kind w, volatile unsigned long long *flag,
@@ -93,6 +97,18 @@ static double time_round_trips(cudaStream_t s, int n, wait_kind w, volatile unsi
             while (*flag != *seq) {
             }
             break;
+        case WAIT_WRITE: {
+            volatile cuuint32_t *low = (volatile cuuint32_t *)flag;
+            empty_kernel<<<1, 1, 0, s>>>();
+            ++*seq;
+            if (cuStreamWriteValue32((CUstream)s, (CUdeviceptr)dflag, (cuuint32_t)*seq, 0) != CUDA_SUCCESS) {
+                fprintf(stderr, "mcoll-floors: cuStreamWriteValue32 failed\n");
+                exit(1);
+            }
+            while (*low != (cuuint32_t)*seq) {
+            }
+            break;
+        }
         }
     }
     double t = (now_us() - t0) / n;
@@ -166,18 +182,19 @@ int main(int argc, char **argv)
     CHECK(cudaHostAlloc(&hbuf, 64, cudaHostAllocDefault));
 
     row rows[] = {{"launch", {}}, {"graph", {}}, {"launch+sync", {}}, {"launch+query", {}},
-                  {"launch+flag", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}};
+                  {"launch+flag", {}}, {"launch+write", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}};
     /* One warm-up pass, then the timed repetitions. */
     for (int r = -1; r < reps; r++) {
-        double t[7] = {time_launches(s, a, b, n, nullptr),
+        double t[8] = {time_launches(s, a, b, n, nullptr),
                        time_launches(s, a, b, n, exec),
                        time_round_trips(s, n, WAIT_SYNC, hflag, dflag, &seq),
                        time_round_trips(s, n, WAIT_QUERY, hflag, dflag, &seq),
                        time_round_trips(s, n, WAIT_FLAG, hflag, dflag, &seq),
+                       time_round_trips(s, n, WAIT_WRITE, hflag, dflag, &seq),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyDeviceToHost),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice)};
         if (r >= 0)
-            for (int k = 0; k < 7; k++)
+            for (int k = 0; k < 8; k++)
                 rows[k].per_call.push_back(t[k]);
     }
     printf("# mcoll-floors: %s, %d calls x %d repetitions, one process%s\n", prop.name, n, reps,
