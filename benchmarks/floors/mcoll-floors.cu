@@ -11,6 +11,11 @@
  *   launch+write  an empty kernel, then cuStreamWriteValue32 of the sequence number to mapped
  *                 pinned memory behind it on the stream, the host spinning on that (a completion
  *                 flag any kernel gets without changing it)
+ *   host launch   what issuing one empty launch costs the host (host clock around N launches
+ *                 that fit the launch queue): the least a call that launches a kernel can take
+ *   host event    cudaEventRecord of a timing-free event, host clock: what marking a
+ *                 nonblocking call's end costs
+ *   event create  cudaEventCreate + cudaEventDestroy of a timing-free event, host clock
  *   d2h 8 B       cudaMemcpy of 8 bytes device to pinned host (the staged path's first step)
  *   h2d 8 B       the same, host to device
  *
@@ -116,6 +121,30 @@ static double time_round_trips(cudaStream_t s, int n, wait_kind w, volatile unsi
     return t;
 }
 
+enum host_kind { HOST_LAUNCH, HOST_EVENT, HOST_EVENT_CREATE };
+
+/* Host microseconds per API call; the stream is drained before and after, not in between. */
+static double time_host_calls(cudaStream_t s, int n, host_kind k, cudaEvent_t ev)
+{
+    CHECK(cudaStreamSynchronize(s));
+    double t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        switch (k) {
+        case HOST_LAUNCH: empty_kernel<<<1, 1, 0, s>>>(); break;
+        case HOST_EVENT: CHECK(cudaEventRecord(ev, s)); break;
+        case HOST_EVENT_CREATE: {
+            cudaEvent_t e;
+            CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            CHECK(cudaEventDestroy(e));
+            break;
+        }
+        }
+    }
+    double t = (now_us() - t0) / n;
+    CHECK(cudaStreamSynchronize(s));
+    return t;
+}
+
 static double time_copies(cudaStream_t s, int n, void *dev, void *host, cudaMemcpyKind kind)
 {
     double t0 = now_us();
@@ -182,19 +211,26 @@ int main(int argc, char **argv)
     CHECK(cudaHostAlloc(&hbuf, 64, cudaHostAllocDefault));
 
     row rows[] = {{"launch", {}}, {"graph", {}}, {"launch+sync", {}}, {"launch+query", {}},
-                  {"launch+flag", {}}, {"launch+write", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}};
+                  {"launch+flag", {}}, {"launch+write", {}}, {"host launch", {}}, {"host event", {}},
+                  {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}};
+    const int nrows = sizeof rows / sizeof rows[0];
+    cudaEvent_t marker;
+    CHECK(cudaEventCreateWithFlags(&marker, cudaEventDisableTiming));
     /* One warm-up pass, then the timed repetitions. */
     for (int r = -1; r < reps; r++) {
-        double t[8] = {time_launches(s, a, b, n, nullptr),
+        double t[] = {time_launches(s, a, b, n, nullptr),
                        time_launches(s, a, b, n, exec),
                        time_round_trips(s, n, WAIT_SYNC, hflag, dflag, &seq),
                        time_round_trips(s, n, WAIT_QUERY, hflag, dflag, &seq),
                        time_round_trips(s, n, WAIT_FLAG, hflag, dflag, &seq),
                        time_round_trips(s, n, WAIT_WRITE, hflag, dflag, &seq),
+                       time_host_calls(s, std::min(n, 1000), HOST_LAUNCH, marker),
+                       time_host_calls(s, n, HOST_EVENT, marker),
+                       time_host_calls(s, n, HOST_EVENT_CREATE, marker),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyDeviceToHost),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice)};
         if (r >= 0)
-            for (int k = 0; k < 8; k++)
+            for (int k = 0; k < nrows; k++)
                 rows[k].per_call.push_back(t[k]);
     }
     printf("# mcoll-floors: %s, %d calls x %d repetitions, one process%s\n", prop.name, n, reps,
@@ -203,6 +239,7 @@ int main(int argc, char **argv)
     printf("%-14s %10s %10s\n", "#", "(us)", "(us)");
     for (const row &r : rows)
         print_row(r);
+    CHECK(cudaEventDestroy(marker));
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
     CHECK(cudaFreeHost(hflag));
