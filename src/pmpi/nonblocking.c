@@ -8,6 +8,7 @@
 #include "plugin.h"
 #include "validate.h"
 #include "log.h"
+#include "reported.h"
 #if MCOLL_PCOLL == 2
 #include <mpi-ext.h>
 #endif
@@ -105,7 +106,8 @@ const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", i
 static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 {
     if (mcoll_plugin_active && !mcoll_comm_is_null(c->comm)) {
-        if (!request) return mcoll_raise(c->comm, MPI_ERR_ARG);
+        char fn[64];
+        if (!request) return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->comm, MPI_ERR_ARG);
         *request = MPI_REQUEST_NULL;
         c->cs = mcoll_comm_state_find(c->comm);
     }
@@ -146,6 +148,7 @@ int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Req
  * ------------------------------------------------------------------------------------------- */
 static int run(mcoll_call *c, const mcoll_nb_coll *nb, int persistent, MPI_Info info, MPI_Request *request)
 {
+    c->form = persistent ? MCOLL_CALL_PERSISTENT : MCOLL_CALL_NONBLOCKING;
     return persistent ? mcoll_nb_init(c, nb, info, request) : mcoll_nb_run(c, nb, request);
 }
 
@@ -200,9 +203,10 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 /* No buffers: always the MPI's; checked like MPI_Barrier. */
 static int barrier_checks(MPI_Comm comm, MPI_Request *request, const char *name)
 {
-    if (mcoll_comm_is_null(comm)) return mcoll_raise(comm, MPI_ERR_COMM);
-    if (!request) return mcoll_raise(comm, MPI_ERR_ARG);
-    MCOLL_INFO("%s: mpi (no buffers)", name);
+    char fn[64];
+    if (mcoll_comm_is_null(comm)) return mcoll_raise_in(mcoll_mpi_name(name, fn, sizeof fn), comm, MPI_ERR_COMM);
+    if (!request) return mcoll_raise_in(mcoll_mpi_name(name, fn, sizeof fn), comm, MPI_ERR_ARG);
+    MCOLL_REPORT_NO_BUFFERS(comm, name);
     return MPI_SUCCESS;
 }
 
