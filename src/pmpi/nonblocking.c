@@ -24,33 +24,33 @@
 
 static int iallreduce(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iallreduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Iallreduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
 }
 
 static int ibcast(const mcoll_call *c, const void *sendbuf, void *buf, MPI_Request *req)
 {
     (void)sendbuf;
-    return PMPI_Ibcast(buf, c->count, c->type, c->root, c->comm, req);
+    return mcoll_next_Ibcast(buf, c->count, c->type, c->root, c->comm, req);
 }
 
 static int ireduce(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ireduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->root, c->comm, req);
+    return mcoll_next_Ireduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->root, c->comm, req);
 }
 
 static int ireduce_scatter_block(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Ireduce_scatter_block(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
 }
 
 static int ireduce_scatter(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ireduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Ireduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm, req);
 }
 
 static int iallgather(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iallgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm, req);
+    return mcoll_next_Iallgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm, req);
 }
 
 #ifdef PMPI_INIT
@@ -248,7 +248,7 @@ int mcoll_mpi_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int mcoll_mpi_ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     int err = mcoll_plugin_active ? barrier_checks(comm, request, "ibarrier") : MPI_SUCCESS;
-    return err != MPI_SUCCESS ? err : PMPI_Ibarrier(comm, request);
+    return err != MPI_SUCCESS ? err : mcoll_next_Ibarrier(comm, request);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

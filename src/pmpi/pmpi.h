@@ -18,6 +18,7 @@
 #include "classify.h"
 #include "comm_attr.h"
 #include "typeinfo.h"
+#include "chain.h" /* the wrappers pass the user's calls on with mcoll_next_<Name> */
 
 /* One buffer of a call as this rank uses it. Counts are in elements of `type`, counted from the
  * user's pointer. */
