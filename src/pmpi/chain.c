@@ -20,20 +20,25 @@ static void *after_mcoll(const char *prefix, const char *name)
     return dlsym(RTLD_NEXT, symbol);
 }
 
-/* A program linked statically to both mcoll and the MPI has no dynamic symbols to look up: its
- * PMPI_<Name> is the MPI's (only the shared library answers PMPI_* itself). */
-#define CHAIN_LOAD_BELOW(name, params, args)                   \
-    {                                                          \
-        void *found = after_mcoll("PMPI_", #name);             \
-        if (found) memcpy(&below.name, &found, sizeof found);  \
-        else below.name = PMPI_##name;                         \
+/* The MPI's PMPI_<Name>, as mcoll's own calls reach it. In the shared library the linker has
+ * turned this file's references to PMPI_<Name> into __wrap_PMPI_<Name> (src/build.mk), so the
+ * name means this very file and the MPI's is looked up after mcoll. In the static archive the
+ * name is whatever the program links: the MPI's, or a hook of its own in front of it (as the
+ * contract tests have). */
+#define CHAIN_LOAD_BELOW(name, params, args)                              \
+    {                                                                     \
+        void *found = after_mcoll("PMPI_", #name);                        \
+        if (PMPI_##name == __wrap_PMPI_##name && found) memcpy(&below.name, &found, sizeof found); \
+        else below.name = PMPI_##name;                                    \
     }
-/* No MPI_<Name> after mcoll (an MPI without the weak MPI_ names): the MPI's PMPI_<Name>. */
-#define CHAIN_LOAD_NEXT(name, params, args)                    \
-    {                                                          \
-        void *found = after_mcoll("MPI_", #name);              \
-        if (found) memcpy(&next.name, &found, sizeof found);   \
-        else next.name = below.name;                           \
+/* A tool behind mcoll is an MPI_<Name> after mcoll that is not the MPI's own (in Open MPI and
+ * MPICH a weak alias of PMPI_<Name>, at the same address); without one, the user's call goes where
+ * mcoll's own calls go. */
+#define CHAIN_LOAD_NEXT(name, params, args)                               \
+    {                                                                     \
+        void *found = after_mcoll("MPI_", #name);                         \
+        if (found && found != after_mcoll("PMPI_", #name)) memcpy(&next.name, &found, sizeof found); \
+        else next.name = below.name;                                      \
     }
 
 static void load(void)

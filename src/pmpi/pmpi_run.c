@@ -1,5 +1,6 @@
 /* The steps every intercepted collective takes (see pmpi.h): look up, validate, lay out,
- * classify, decide, run, and say in one INFO line which path it took and why. */
+ * classify, decide, run, and say which path it took and why (INFO once per communicator and
+ * decision, TRACE every time). */
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
