@@ -7,7 +7,6 @@
 #include "engine.h"
 #include "plugin.h"
 #include "validate.h"
-#include "log.h"
 #include "reported.h"
 #if MCOLL_PCOLL == 2
 #include <mpi-ext.h>
