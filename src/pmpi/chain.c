@@ -25,20 +25,21 @@ static void *after_mcoll(const char *prefix, const char *name)
  * name means this very file and the MPI's is looked up after mcoll. In the static archive the
  * name is whatever the program links: the MPI's, or a hook of its own in front of it (as the
  * contract tests have). */
-#define CHAIN_LOAD_BELOW(name, params, args)                              \
-    {                                                                     \
-        void *found = after_mcoll("PMPI_", #name);                        \
-        if (PMPI_##name == __wrap_PMPI_##name && found) memcpy(&below.name, &found, sizeof found); \
-        else below.name = PMPI_##name;                                    \
+#define CHAIN_LOAD_BELOW(name, params, args)                                                 \
+    {                                                                                        \
+        int (*volatile named) params = PMPI_##name; /* read as linked, never folded away */  \
+        void *found = after_mcoll("PMPI_", #name);                                           \
+        if (named == __wrap_PMPI_##name && found) memcpy(&below.name, &found, sizeof found); \
+        else below.name = named;                                                             \
     }
 /* A tool behind mcoll is an MPI_<Name> after mcoll that is not the MPI's own (in Open MPI and
  * MPICH a weak alias of PMPI_<Name>, at the same address); without one, the user's call goes where
  * mcoll's own calls go. */
-#define CHAIN_LOAD_NEXT(name, params, args)                               \
-    {                                                                     \
-        void *found = after_mcoll("MPI_", #name);                         \
+#define CHAIN_LOAD_NEXT(name, params, args)                                                  \
+    {                                                                                        \
+        void *found = after_mcoll("MPI_", #name);                                            \
         if (found && found != after_mcoll("PMPI_", #name)) memcpy(&next.name, &found, sizeof found); \
-        else next.name = below.name;                                      \
+        else next.name = below.name;                                                         \
     }
 
 static void load(void)
