@@ -109,6 +109,7 @@ static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         c->cs = mcoll_comm_state_find(c->comm);
     }
+    c->nonblocking = 1;
     return mcoll_pmpi_prepare(c, d);
 }
 
