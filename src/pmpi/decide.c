@@ -53,7 +53,6 @@ static const char *engine_off(const mcoll_call *c)
      * persistent one, whose plan is made at the initialization, also local) must not wait for. */
     if (c->coll->uneven && c->nonblocking) return "not agreed without waiting (nonblocking)";
     if (c->cs->size < s->min_ranks) return "communicator below MCOLL_MIN_RANKS";
-    if (c->cs->engine_tried && !c->cs->engine) return "communicator without engine";
     return NULL;
 }
 
@@ -116,7 +115,9 @@ void mcoll_decide(mcoll_call *c, mcoll_decision *d)
     d->per_element = 1;
     d->why = "host buffers";
     if ((long long)c->send.count * c->send.size + (long long)c->recv.count * c->recv.size == 0) d->why = "no data";
-    if (c->coll->uneven && mcoll_driver_available() && !engine_off(c)) {
+    /* (Where building the engine failed, on every rank alike, the call goes on as below: the
+     * engine declines it on the ranks that ask.) */
+    if (c->coll->uneven && mcoll_driver_available() && !engine_off(c) && !(c->cs->engine_tried && !c->cs->engine)) {
         d->engine_why = engine_agreed(c, d);
         if (!d->engine_why) {
             d->path = MCOLL_PATH_ENGINE;

@@ -20,19 +20,12 @@
  * that tests the low bit). */
 static MPI_Fint f_logical(int c) { return c ? 1 : 0; }
 
-/* The outcome of a C call that made *r (called first: the order of arguments is unspecified). */
-static void give_request(int err, const MPI_Request *r, MPI_Fint *request, MPI_Fint *ierr)
-{
-    if (err == MPI_SUCCESS) *request = PMPI_Request_c2f(*r);
-    *ierr = (MPI_Fint)err;
-}
-
 static void f_mpi_iallreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
                              MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_iallreduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
+    mcoll_fortran_give_request(mcoll_mpi_iallreduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
                                       PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
 }
@@ -42,7 +35,7 @@ static void f_mpi_ibcast(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *r
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_ibcast(mcoll_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root,
+    mcoll_fortran_give_request(mcoll_mpi_ibcast(mcoll_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root,
                                   PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
 }
@@ -52,7 +45,7 @@ static void f_mpi_ireduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fin
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_ireduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
+    mcoll_fortran_give_request(mcoll_mpi_ireduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
                                    PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), (int)*root, PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
 }
@@ -62,7 +55,7 @@ static void f_mpi_ireduce_scatter_block(void *sendbuf, void *recvbuf, MPI_Fint *
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_ireduce_scatter_block(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
+    mcoll_fortran_give_request(mcoll_mpi_ireduce_scatter_block(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
                                                  (int)*recvcount, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
                                                  PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
@@ -75,11 +68,8 @@ static void f_mpi_ireduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvco
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    if (sizeof(MPI_Fint) != sizeof(int)) {
-        *ierr = (MPI_Fint)mcoll_raise(PMPI_Comm_f2c(*comm), MPI_ERR_INTERN);
-        return;
-    }
-    give_request(mcoll_mpi_ireduce_scatter(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
+    if (!mcoll_fortran_ints_kept(comm, ierr)) return;
+    mcoll_fortran_give_request(mcoll_mpi_ireduce_scatter(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
                                            (const int *)recvcounts, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
                                            PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
@@ -91,7 +81,7 @@ static void f_mpi_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_iallgather(mcoll_fortran_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
+    mcoll_fortran_give_request(mcoll_mpi_iallgather(mcoll_fortran_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
                                       mcoll_fortran_buffer(recvbuf), (int)*recvcount, PMPI_Type_f2c(*recvtype),
                                       PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
@@ -100,7 +90,7 @@ static void f_mpi_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
 static void f_mpi_ibarrier(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    give_request(mcoll_mpi_ibarrier(PMPI_Comm_f2c(*comm), &r), &r, request, ierr);
+    mcoll_fortran_give_request(mcoll_mpi_ibarrier(PMPI_Comm_f2c(*comm), &r), &r, request, ierr);
 }
 
 /* ---------------------------------------------------------------------------------------------
