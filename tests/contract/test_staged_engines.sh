@@ -19,5 +19,17 @@ for name in mpi_staged mpi_nonblocking; do
     rc=$?
     grep -q "^$name: PASS" "$log" || { echo "FAIL: $name with engines on (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }
     grep -q "staged (MPI not CUDA-aware, engine: declined" "$log" || { echo "FAIL: $name: the engines were never asked"; exit 1; }
+    # The decision sends these to the engines (here they decline): OSU's default, MPI_CHAR with
+    # MPI_SUM, and every collective that has an engine. gatherv, scatterv and alltoallv get there
+    # through the ranks' agreement, also on ranks whose blocks are all empty.
+    if [ $name = mpi_staged ]; then
+        grep -q "allreduce [0-9]* B MPI_CHAR MPI_SUM: staged (MPI not CUDA-aware, engine: declined)" "$log" ||
+            { echo "FAIL: $name: allreduce of MPI_CHAR with MPI_SUM was not given to the engines"; exit 1; }
+        for c in allreduce reduce bcast reduce_scatter_block allgather allgatherv alltoall alltoallv gather gatherv \
+                 scatter scatterv scan exscan; do
+            grep -q "INFO [a-z_]*\.c:[0-9]* $c [0-9]* B .*engine: declined" "$log" ||
+                { echo "FAIL: $name: $c was never given to the engines"; exit 1; }
+        done
+    fi
     echo "PASS: $name: $(grep -c 'engine: declined' "$log") calls declined by the engines and staged"
 done
