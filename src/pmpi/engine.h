@@ -69,7 +69,9 @@ typedef mcoll_result (*mcoll_engine_fn)(const mcoll_call *c, const mcoll_decisio
  * scatter's sendbuf at the root), or NULL. */
 mcoll_buf *mcoll_engine_host_role(mcoll_call *e);
 /* Run `run` with a root-only buffer in host memory (local_only, engine_root.c) replaced by
- * device scratch memory, copied in and out around it; `run` as it is when there is none. */
+ * device scratch memory, copied in and out around it; `run` as it is when there is none. The
+ * blocking calls run every engine hook through it (pmpi_run.c); the nonblocking ones replace
+ * the buffer themselves (operation.c). */
 mcoll_result mcoll_engine_root(const mcoll_call *c, const mcoll_decision *d, mcoll_engine_fn run);
 
 /* The communicator's engine, built (collectively) if this is its first use; NULL when it has

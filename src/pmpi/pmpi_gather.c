@@ -49,28 +49,19 @@ static MPI_Aint engine_block_v(const mcoll_call *c, const char **why)
     return c->recv.out ? mcoll_block_matching(c, c->count, c->recvcounts[c->root], 0, why) : 0;
 }
 
-static mcoll_result run_gather(const mcoll_call *c, const mcoll_decision *d)
+/* A host recvbuf at the root has been replaced by device scratch memory (engine_root.c). */
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
     return mcoll_engine_gather(c->cs, d, c->sendbuf, c->recvbuf, c->root);
 }
 
-static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
-{
-    return mcoll_engine_root(c, d, run_gather);
-}
-
-static mcoll_result run_gatherv(const mcoll_call *c, const mcoll_decision *d)
+static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
 {
     mcoll_engine_blocks recv;
     (void)d;
     if (c->recv.out) mcoll_engine_blocks_set(&recv, c->recvbuf, c->recv.size, c->cs->size, c->recvcounts, c->rdispls);
     return mcoll_engine_gatherv(c->cs, c->sendbuf, (size_t)c->count * (size_t)c->send.size,
                                 c->recv.out ? &recv : NULL, c->root);
-}
-
-static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
-{
-    return mcoll_engine_root(c, d, run_gatherv);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)

@@ -30,16 +30,10 @@ static void layout(mcoll_call *c)
     c->recv.local_only = !in_place;
 }
 
-static mcoll_result engine_reduce(const mcoll_call *c, const mcoll_decision *d)
-{
-    return mcoll_engine_reduce(c->cs, d, c->sendbuf, c->recvbuf, c->root);
-}
-
-/* Device sendbufs everywhere, a host recvbuf at the root: the other ranks are in the engine
- * already, so the root joins them, reducing into device scratch that it copies out. */
+/* A host recvbuf at the root has been replaced by device scratch memory (engine_root.c). */
 static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
-    return mcoll_engine_root(c, d, engine_reduce);
+    return mcoll_engine_reduce(c->cs, d, c->sendbuf, c->recvbuf, c->root);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)

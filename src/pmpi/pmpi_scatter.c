@@ -48,28 +48,19 @@ static MPI_Aint engine_block_v(const mcoll_call *c, const char **why)
     return c->send.in ? mcoll_block_matching(c, c->sendcounts[c->root], c->recvcount, 0, why) : 0;
 }
 
-static mcoll_result run_scatter(const mcoll_call *c, const mcoll_decision *d)
+/* A host sendbuf at the root has been replaced by device scratch memory (engine_root.c). */
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
     return mcoll_engine_scatter(c->cs, d, c->sendbuf, c->recvbuf, c->root);
 }
 
-static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
-{
-    return mcoll_engine_root(c, d, run_scatter);
-}
-
-static mcoll_result run_scatterv(const mcoll_call *c, const mcoll_decision *d)
+static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
 {
     mcoll_engine_blocks send;
     (void)d;
     if (c->send.in) mcoll_engine_blocks_set(&send, c->sendbuf, c->send.size, c->cs->size, c->sendcounts, c->sdispls);
     return mcoll_engine_scatterv(c->cs, c->send.in ? &send : NULL, c->recvbuf,
                                  (size_t)c->recvcount * (size_t)c->recv.size, c->root);
-}
-
-static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
-{
-    return mcoll_engine_root(c, d, run_scatterv);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
