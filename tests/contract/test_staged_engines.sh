@@ -1,6 +1,6 @@
 #!/bin/sh
-# mpi_staged and mpi_nonblocking with the GPU engines on, on a contract driver whose cuMemCreate
-# always fails: every communicator's engine set-up fails (on every rank alike, after its
+# mpi_staged, mpi_nonblocking and mpi_nonblocking_blocks with the GPU engines on, on a contract
+# driver whose cuMemCreate always fails: every communicator's engine set-up fails (on every rank alike, after its
 # collective steps), the engines decline every call, and every call still gives MPI's results
 # through the staged path. Mixed calls are part of it: reduce with device sendbufs and a host
 # recvbuf at the root must ask the engines on every rank, root included, or the ranks would wait
@@ -9,7 +9,7 @@ BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
 mkdir -p "$BUILD/tests/logs"
-for name in mpi_staged mpi_nonblocking; do
+for name in mpi_staged mpi_nonblocking mpi_nonblocking_blocks; do
     PROG=$BUILD/tests/contract/$name
     [ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
     log=$BUILD/tests/logs/staged_engines.$name.out
@@ -29,6 +29,20 @@ for name in mpi_staged mpi_nonblocking; do
                  scatter scatterv scan exscan; do
             grep -q "INFO [a-z_]*\.c:[0-9]* $c [0-9]* B .*engine: declined" "$log" ||
                 { echo "FAIL: $name: $c was never given to the engines"; exit 1; }
+        done
+    fi
+    # Nonblocking gatherv, scatterv and alltoallv are never given to the engines (their choice
+    # would take an agreement); the other block collectives and the scans are.
+    if [ $name = mpi_nonblocking_blocks ]; then
+        for c in gatherv scatterv alltoallv; do
+            grep -q "INFO [a-z_]*\.c:[0-9]* $c [0-9]* B .*engine: not agreed without waiting (nonblocking)" "$log" ||
+                { echo "FAIL: $name: nonblocking $c not staged without asking the engines"; exit 1; }
+            ! grep -q "INFO [a-z_]*\.c:[0-9]* $c [0-9]* B .*engine: declined" "$log" ||
+                { echo "FAIL: $name: nonblocking $c was given to the engines"; exit 1; }
+        done
+        for c in allgatherv alltoall gather scatter scan exscan; do
+            grep -q "INFO [a-z_]*\.c:[0-9]* $c [0-9]* B .*engine: declined" "$log" ||
+                { echo "FAIL: $name: nonblocking $c was never given to the engines"; exit 1; }
         done
     fi
     echo "PASS: $name: $(grep -c 'engine: declined' "$log") calls declined by the engines and staged"
