@@ -1,10 +1,11 @@
 #!/bin/sh
 # mpi_staged, mpi_nonblocking and mpi_nonblocking_blocks with the GPU engines on, on a contract
-# driver whose cuMemCreate always fails: every communicator's engine set-up fails (on every rank alike, after its
-# collective steps), the engines decline every call, and every call still gives MPI's results
-# through the staged path. Mixed calls are part of it: reduce with device sendbufs and a host
-# recvbuf at the root must ask the engines on every rank, root included, or the ranks would wait
-# on each other. Nonblocking calls decline the same way, and persistent ones when they are set up.
+# driver whose cuMemCreate always fails: every communicator's engine set-up fails (on every rank
+# alike, after its collective steps), the engines decline every call, and every call still gives
+# MPI's results through the staged path. Mixed calls are part of it: reduce with device sendbufs
+# and a host recvbuf at the root must ask the engines on every rank, root included, or the ranks
+# would wait on each other. Nonblocking calls decline the same way, and persistent ones when they
+# are set up.
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
