@@ -1,12 +1,13 @@
-/* Fortran entry points (mpif.h and `use mpi`) for the nonblocking collectives and for the
+/* Fortran entry points (mpif.h, `use mpi` and `use mpi_f08`) for the nonblocking collectives and for the
  * completion calls that drive mcoll's requests (request.h).
  *
  * Open MPI's Fortran bindings call PMPI_* directly: a Fortran MPI_WAIT would wait in PMPI_Wait
  * on an mcoll generalized request that nobody completes. So the completion calls are replaced
- * too, in the same four spellings as the blocking collectives (pmpi_fortran.c): handles and
+ * too, in the same spellings as the blocking collectives (pmpi_fortran.c): handles and
  * statuses are converted, and the C wrappers (completion.c) do the work. Indices of MPI_WAITANY,
- * MPI_TESTANY, MPI_WAITSOME and MPI_TESTSOME count from 1, as Fortran's do. Persistent
- * collectives are intercepted from C only. */
+ * MPI_TESTANY, MPI_WAITSOME and MPI_TESTSOME count from 1, as Fortran's do. The block
+ * collectives and scans are in pmpi_fortran_nonblocking_blocks.c, the persistent collectives
+ * and MPI_START, MPI_STARTALL, MPI_REQUEST_FREE in pmpi_fortran_persistent.c. */
 #include <stdlib.h>
 #include "request.h"
 #include "plugin.h"
