@@ -108,6 +108,17 @@ static void decide_fallback(mcoll_call *c, mcoll_decision *d)
     c->recv.staged = d->path == MCOLL_PATH_STAGED && on_device(&c->recv);
 }
 
+/* The engines could take a call of gatherv, scatterv or alltoallv on this communicator: every
+ * rank sees this alike (node locality is known by now: the communicator's first blocking call
+ * asked it wherever a driver is loaded and the engines are on). Where building the engine
+ * failed, on every rank alike, the call goes on as below and the engine declines it on the
+ * ranks that ask. */
+static int agreement_needed(mcoll_call *c)
+{
+    return c->coll->uneven && mcoll_driver_available() && !engine_off(c) && !(c->cs->engine_tried && !c->cs->engine) &&
+           mcoll_comm_node_local(c->cs);
+}
+
 void mcoll_decide(mcoll_call *c, mcoll_decision *d)
 {
     memset(d, 0, sizeof *d);
@@ -115,9 +126,7 @@ void mcoll_decide(mcoll_call *c, mcoll_decision *d)
     d->per_element = 1;
     d->why = "host buffers";
     if ((long long)c->send.count * c->send.size + (long long)c->recv.count * c->recv.size == 0) d->why = "no data";
-    /* (Where building the engine failed, on every rank alike, the call goes on as below: the
-     * engine declines it on the ranks that ask.) */
-    if (c->coll->uneven && mcoll_driver_available() && !engine_off(c) && !(c->cs->engine_tried && !c->cs->engine)) {
+    if (agreement_needed(c)) {
         d->engine_why = engine_agreed(c, d);
         if (!d->engine_why) {
             d->path = MCOLL_PATH_ENGINE;
