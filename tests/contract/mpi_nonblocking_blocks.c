@@ -39,6 +39,7 @@ static int nb_exscan(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 #define MPI_Scan(...) nb_scan(__VA_ARGS__)
 #define MPI_Exscan(...) nb_exscan(__VA_ARGS__)
 #include "contract/devmem.h"
+#include "contract/hostmem.h"
 #include "common/colltest_blocks.h"
 
 #if MCOLL_PCOLL == 1
@@ -172,10 +173,6 @@ static int nb_exscan(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MP
     NB(Exscan, exscan, s, r, n, t, o, c);
 }
 
-static void *h_alloc(size_t n) { return malloc(n ? n : 1); }
-static void h_release(void *p) { free(p); }
-static void h_copy(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-static const colltest_mem host_mem = {h_alloc, h_release, h_copy, h_copy};
 
 static void scans(const colltest_mem *mem, const ct_type *t, MPI_Op op, const char *opname, int count)
 {
