@@ -182,7 +182,6 @@ static int nb_allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn,
     return finish(MPI_Iallgather(s, sn, st, r, rn, rt, c, &q), &q);
 }
 
-
 /* ---------------------------------------------------------------------------------------------
  * Requests mixed with the MPI's own
  * ------------------------------------------------------------------------------------------- */
