@@ -27,6 +27,10 @@ FORTRAN_SRCS = $(wildcard $(srcdir)/tests/fortran/*.f90)
 ifneq ($(HAVE_FORTRAN_F08),yes)
 FORTRAN_SRCS := $(filter-out %/fortran_f08.f90,$(FORTRAN_SRCS))
 endif
+# fortran_persistent.f90 calls Open MPI 4's MPIX_*_INIT (configure: MCOLL_PCOLL=2).
+ifeq ($(findstring -DMCOLL_PCOLL=2,$(MCOLL_CFLAGS)),)
+FORTRAN_SRCS := $(filter-out %/fortran_persistent.f90,$(FORTRAN_SRCS))
+endif
 ifeq ($(HAVE_FORTRAN),yes)
 FORTRAN_PROGS = $(patsubst $(srcdir)/tests/fortran/%.f90,$(B)/tests/fortran/%,$(FORTRAN_SRCS))
 endif

@@ -4,9 +4,13 @@
 #include "plugin.h"
 #include "signature.h"
 #include "config.h"
+#include "driver.h"
 
 static int active(const mcoll_buf *b) { return b->in || b->out; }
 static int on_device(const mcoll_buf *b) { return active(b) && b->mem != MCOLL_MEM_HOST; }
+/* A role whose blocks are all empty (or of a datatype of no bytes): its pointer means nothing,
+ * and it does not count as a host buffer beside device ones. */
+static int holds_data(const mcoll_buf *b) { return active(b) && !b->ignored; }
 
 /* What the engines would run: for a reduction the kernels' dtype and op, read from the
  * signature's base type in the datatype table. Returns why the kernels cannot, or NULL. */
@@ -37,19 +41,31 @@ static int kernel_layout(const mcoll_buf *b, const mcoll_decision *d)
            b->extent == d->per_element * d->base->extent;
 }
 
-/* Why the engines do not take this call, or NULL when they do. */
-static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
+/* Why the engines cannot take calls of this collective on this communicator at all, or NULL.
+ * Rests only on what every rank sees alike. */
+static const char *engine_off(const mcoll_call *c)
 {
     const mcoll_settings *s = mcoll_settings_get();
-    const mcoll_buf *bufs[2] = {&c->send, &c->recv};
-    const char *why = NULL;
-    MPI_Aint block;
-    int k;
     if (s->engine == MCOLL_ENGINE_STAGED) return "off (MCOLL_ENGINE=staged)";
     if (!c->coll->engine) return "none for this collective";
     if (c->cs->is_inter) return "intercommunicator";
+    /* Choosing the engines for these would take an agreement, which a nonblocking call (or a
+     * persistent one, whose plan is made at the initialization, also local) must not wait for. */
+    if (c->coll->uneven && c->nonblocking) return "not agreed without waiting (nonblocking)";
+    if (c->cs->size < s->min_ranks) return "communicator below MCOLL_MIN_RANKS";
+    return NULL;
+}
+
+/* Why the engines do not take this call as this rank sees it, or NULL when they do. */
+static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
+{
+    const mcoll_buf *bufs[2] = {&c->send, &c->recv};
+    const char *why = engine_off(c);
+    MPI_Aint block;
+    int k;
+    if (why) return why;
     for (k = 0; k < 2; k++)
-        if (active(bufs[k]) && bufs[k]->mem == MCOLL_MEM_HOST && !bufs[k]->local_only)
+        if (holds_data(bufs[k]) && bufs[k]->mem == MCOLL_MEM_HOST && !bufs[k]->local_only)
             return "host and device buffers mixed";
     why = engine_kind(c, d);
     if (why) return why;
@@ -60,9 +76,27 @@ static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
     d->count = (size_t)block * (size_t)d->per_element;
     /* the role whose datatype is c->recvtype */
     d->bytes = (size_t)block * (size_t)(active(&c->recv) ? c->recv.size : c->send.size);
-    if (c->cs->size < s->min_ranks) return "communicator below MCOLL_MIN_RANKS";
     if (!mcoll_comm_node_local(c->cs)) return "communicator spans nodes";
     return NULL;
+}
+
+/* The collectives whose counts only some ranks know (gatherv, scatterv, alltoallv): a rank that
+ * moves no data cannot tell whether the others use device buffers, so the ranks agree, with
+ * one small PMPI_Allreduce, that some rank has device data for the engines and none refuses
+ * them. Only where the engines could run at all (engine_off is uniform). Returns the engine's
+ * refusal as this rank reports it, or NULL when the engines run the call. */
+static const char *engine_agreed(mcoll_call *c, mcoll_decision *d)
+{
+    static const char *const other = "another rank has host buffers or a layout the engines cannot take";
+    int has_data = holds_data(&c->send) || holds_data(&c->recv);
+    int device = on_device(&c->send) || on_device(&c->recv);
+    const char *why = engine_refusal(c, d);
+    int v[2];
+    v[0] = device && !why;                /* this rank wants the engines */
+    v[1] = (has_data && !device) || why;  /* this rank cannot join them */
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, c->comm) != MPI_SUCCESS) return "agreement failed";
+    if (v[0] && !v[1]) return NULL;
+    return why ? why : other;
 }
 
 /* Device buffers without the engines: to the MPI as they are, or through host memory. */
@@ -74,6 +108,17 @@ static void decide_fallback(mcoll_call *c, mcoll_decision *d)
     c->recv.staged = d->path == MCOLL_PATH_STAGED && on_device(&c->recv);
 }
 
+/* The engines could take a call of gatherv, scatterv or alltoallv on this communicator: every
+ * rank sees this alike (node locality is known by now: the communicator's first blocking call
+ * asked it wherever a driver is loaded and the engines are on). Where building the engine
+ * failed, on every rank alike, the call goes on as below and the engine declines it on the
+ * ranks that ask. */
+static int agreement_needed(mcoll_call *c)
+{
+    return c->coll->uneven && mcoll_driver_available() && !engine_off(c) && !(c->cs->engine_tried && !c->cs->engine) &&
+           mcoll_comm_node_local(c->cs);
+}
+
 void mcoll_decide(mcoll_call *c, mcoll_decision *d)
 {
     memset(d, 0, sizeof *d);
@@ -81,8 +126,17 @@ void mcoll_decide(mcoll_call *c, mcoll_decision *d)
     d->per_element = 1;
     d->why = "host buffers";
     if ((long long)c->send.count * c->send.size + (long long)c->recv.count * c->recv.size == 0) d->why = "no data";
+    if (agreement_needed(c)) {
+        d->engine_why = engine_agreed(c, d);
+        if (!d->engine_why) {
+            d->path = MCOLL_PATH_ENGINE;
+            d->why = on_device(&c->send) || on_device(&c->recv) ? "device buffers" : "no data here, agreed";
+            return;
+        }
+        if (!on_device(&c->send) && !on_device(&c->recv)) d->engine_why = NULL;
+    }
     if (!on_device(&c->send) && !on_device(&c->recv)) return;
-    d->engine_why = engine_refusal(c, d);
+    if (!d->engine_why) d->engine_why = engine_refusal(c, d);
     if (!d->engine_why) {
         d->path = MCOLL_PATH_ENGINE;
         d->why = "device buffers";

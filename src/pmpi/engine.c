@@ -75,3 +75,79 @@ mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     return finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
 }
+
+/* The block collectives move bytes: one element of one byte for the native runs. */
+mcoll_result mcoll_engine_alltoall(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_alltoall(e, sendbuf, recvbuf, d->bytes, 1, mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_gather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
+                                 int root)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_gather(e, sendbuf, recvbuf, d->bytes, 1, root, mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_scatter(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
+                                  int root)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_scatter(e, sendbuf, recvbuf, d->bytes, 1, root, mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_scan(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_scan(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_exscan(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_exscan(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_allgatherv(mcoll_comm_state *cs, const void *sendbuf, size_t sendbytes,
+                                     const mcoll_engine_blocks *recv)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_allgatherv(e, sendbuf, sendbytes, recv->base, recv->bytes, recv->offs, 1,
+                                               mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_alltoallv(mcoll_comm_state *cs, const mcoll_engine_blocks *send,
+                                    const mcoll_engine_blocks *recv)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_alltoallv(e, send->base, send->bytes, send->offs, recv->base, recv->bytes,
+                                              recv->offs, 1, mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_gatherv(mcoll_comm_state *cs, const void *sendbuf, size_t sendbytes,
+                                  const mcoll_engine_blocks *recv, int root)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_gatherv(e, sendbuf, sendbytes, recv ? recv->base : NULL,
+                                            recv ? recv->bytes : NULL, recv ? recv->offs : NULL, 1, root,
+                                            mcoll_comm_stream(e)));
+}
+
+mcoll_result mcoll_engine_scatterv(mcoll_comm_state *cs, const mcoll_engine_blocks *send, void *recvbuf,
+                                   size_t recvbytes, int root)
+{
+    mcoll_comm *e = engine_for(cs);
+    if (!e) return MCOLL_ERR_UNSUPPORTED;
+    return finish(e, mcoll_comm_run_scatterv(e, send ? send->base : NULL, send ? send->bytes : NULL,
+                                             send ? send->offs : NULL, recvbuf, recvbytes, 1, root,
+                                             mcoll_comm_stream(e)));
+}

@@ -28,6 +28,51 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
                                          void *recvbuf);
 /* d->bytes per rank. */
 mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
+/* d->bytes in each block (the block every rank sends to each, gathers from each or is sent). */
+mcoll_result mcoll_engine_alltoall(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
+mcoll_result mcoll_engine_gather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
+                                 int root);
+mcoll_result mcoll_engine_scatter(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
+                                  int root);
+/* d->count elements of the kernels' dtype, combined with d->op in rank order. */
+mcoll_result mcoll_engine_scan(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
+mcoll_result mcoll_engine_exscan(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf);
+
+/* The blocks of one side of a v variant as the engines take them: bytes and byte offsets per
+ * rank from `base`, which is the user's pointer moved to the lowest displacement of a block that
+ * holds data (MPI allows negative displacements; the kernels' offsets are unsigned). */
+typedef struct {
+    char *base;
+    size_t bytes[MCOLL_MAX_RANKS];
+    size_t offs[MCOLL_MAX_RANKS];
+} mcoll_engine_blocks;
+
+/* Fill `eb` from n counts and element displacements of a contiguous datatype of `size` bytes
+ * (engine_blocks.c); MPI_IN_PLACE stays MPI_IN_PLACE. */
+void mcoll_engine_blocks_set(mcoll_engine_blocks *eb, const void *user, int size, int n, const int *counts,
+                             const int *displs);
+
+/* A single block is sendbytes/recvbytes at sendbuf/recvbuf (or MPI_IN_PLACE); a side that this
+ * rank does not have (gatherv's receive side off the root, scatterv's send side) is NULL. */
+mcoll_result mcoll_engine_allgatherv(mcoll_comm_state *cs, const void *sendbuf, size_t sendbytes,
+                                     const mcoll_engine_blocks *recv);
+mcoll_result mcoll_engine_alltoallv(mcoll_comm_state *cs, const mcoll_engine_blocks *send,
+                                    const mcoll_engine_blocks *recv);
+mcoll_result mcoll_engine_gatherv(mcoll_comm_state *cs, const void *sendbuf, size_t sendbytes,
+                                  const mcoll_engine_blocks *recv, int root);
+mcoll_result mcoll_engine_scatterv(mcoll_comm_state *cs, const mcoll_engine_blocks *send, void *recvbuf,
+                                   size_t recvbytes, int root);
+
+/* A collective's engine hook (mcoll_coll.engine). */
+typedef mcoll_result (*mcoll_engine_fn)(const mcoll_call *c, const mcoll_decision *d);
+/* The root-only role of a call in host memory (local_only: reduce's and gather's recvbuf,
+ * scatter's sendbuf at the root), or NULL. */
+mcoll_buf *mcoll_engine_host_role(mcoll_call *e);
+/* Run `run` with a root-only buffer in host memory (local_only, engine_root.c) replaced by
+ * device scratch memory, copied in and out around it; `run` as it is when there is none. The
+ * blocking calls run every engine hook through it (pmpi_run.c); the nonblocking ones replace
+ * the buffer themselves (operation.c). */
+mcoll_result mcoll_engine_root(const mcoll_call *c, const mcoll_decision *d, mcoll_engine_fn run);
 
 /* The communicator's engine, built (collectively) if this is its first use; NULL when it has
  * none. Persistent calls build it when they are initialized. */

@@ -36,6 +36,15 @@ void mcoll_fortran_free(mcoll_fortran_temps *t);
  * communicator, which the C entry point then reports. */
 void mcoll_fortran_blocks(MPI_Comm comm, int neighbor, int *nsend, int *nrecv);
 
+/* The outcome of a C call that made *r: the request handle back to Fortran when it succeeded,
+ * and the error code. Called with the C call as `err` (evaluated first: the order of arguments
+ * is unspecified). */
+void mcoll_fortran_give_request(int err, const MPI_Request *r, MPI_Fint *request, MPI_Fint *ierr);
+/* INTEGER arrays that a nonblocking call reads until it completes cannot be converted copies:
+ * 1 when INTEGER is int (they are used as they are); else MPI_ERR_INTERN is raised on comm,
+ * written to *ierr, and 0 returned. */
+int mcoll_fortran_ints_kept(MPI_Fint *comm, MPI_Fint *ierr);
+
 /* The five spellings of one entry point, each making `call`. Every parameter list ends with
  * `ierr`; the f08 one gives `call` somewhere to write when the caller passed no ierror. */
 #define FORTRAN_CALLS(lower, upper, params, call)        \

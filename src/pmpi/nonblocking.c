@@ -7,20 +7,13 @@
 #include "engine.h"
 #include "plugin.h"
 #include "validate.h"
+#include "log.h"
+#include "persistent_names.h"
 #include "reported.h"
-#if MCOLL_PCOLL == 2
-#include <mpi-ext.h>
-#endif
 
 /* ---------------------------------------------------------------------------------------------
  * The table: each collective's PMPI_I* call and, where the MPI has them, its persistent form
  * ------------------------------------------------------------------------------------------- */
-#if MCOLL_PCOLL == 1
-#define PMPI_INIT(name) PMPI_##name##_init
-#elif MCOLL_PCOLL == 2
-#define PMPI_INIT(name) PMPIX_##name##_init
-#endif
-
 static int iallreduce(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
     return mcoll_next_Iallreduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
@@ -83,9 +76,6 @@ static int allgather_init(const mcoll_call *c, MPI_Info info, MPI_Request *req)
     return PMPI_INIT(Allgather)(c->sendbuf, c->count, c->type, c->recvbuf, c->recvcount, c->recvtype, c->comm, info,
                                 req);
 }
-#define INIT(fn) fn
-#else
-#define INIT(fn) NULL
 #endif
 
 const mcoll_nb_coll mcoll_nb_allreduce = {&mcoll_coll_allreduce, "iallreduce", iallreduce, INIT(allreduce_init)};
@@ -110,6 +100,7 @@ static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         c->cs = mcoll_comm_state_find(c->comm);
     }
+    c->nonblocking = 1;
     return mcoll_pmpi_prepare(c, d);
 }
 
@@ -145,7 +136,7 @@ int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Req
 /* ---------------------------------------------------------------------------------------------
  * Entry points: one builder per collective, for its nonblocking and persistent forms
  * ------------------------------------------------------------------------------------------- */
-static int run(mcoll_call *c, const mcoll_nb_coll *nb, int persistent, MPI_Info info, MPI_Request *request)
+int mcoll_nb_call(mcoll_call *c, const mcoll_nb_coll *nb, int persistent, MPI_Info info, MPI_Request *request)
 {
     c->form = persistent ? MCOLL_CALL_PERSISTENT : MCOLL_CALL_NONBLOCKING;
     return persistent ? mcoll_nb_init(c, nb, info, request) : mcoll_nb_run(c, nb, request);
@@ -156,7 +147,7 @@ static int allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
 {
     mcoll_call c = {.coll = &mcoll_coll_allreduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
                     .type = type, .recvtype = type, .op = op, .comm = comm};
-    return run(&c, &mcoll_nb_allreduce, persistent, info, request);
+    return mcoll_nb_call(&c, &mcoll_nb_allreduce, persistent, info, request);
 }
 
 static int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm, int persistent, MPI_Info info,
@@ -164,7 +155,7 @@ static int bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm com
 {
     mcoll_call c = {.coll = &mcoll_coll_bcast, .sendbuf = buf, .recvbuf = buf, .count = count, .type = type,
                     .recvtype = type, .op = MPI_OP_NULL, .root = root, .comm = comm};
-    return run(&c, &mcoll_nb_bcast, persistent, info, request);
+    return mcoll_nb_call(&c, &mcoll_nb_bcast, persistent, info, request);
 }
 
 static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
@@ -172,7 +163,7 @@ static int reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
 {
     mcoll_call c = {.coll = &mcoll_coll_reduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
                     .type = type, .recvtype = type, .op = op, .root = root, .comm = comm};
-    return run(&c, &mcoll_nb_reduce, persistent, info, request);
+    return mcoll_nb_call(&c, &mcoll_nb_reduce, persistent, info, request);
 }
 
 static int reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
@@ -180,7 +171,7 @@ static int reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcoun
 {
     mcoll_call c = {.coll = &mcoll_coll_reduce_scatter_block, .sendbuf = sendbuf, .recvbuf = recvbuf,
                     .count = recvcount, .type = type, .recvtype = type, .op = op, .comm = comm};
-    return run(&c, &mcoll_nb_reduce_scatter_block, persistent, info, request);
+    return mcoll_nb_call(&c, &mcoll_nb_reduce_scatter_block, persistent, info, request);
 }
 
 static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype type, MPI_Op op,
@@ -188,7 +179,7 @@ static int reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcoun
 {
     mcoll_call c = {.coll = &mcoll_coll_reduce_scatter, .sendbuf = sendbuf, .recvbuf = recvbuf,
                     .recvcounts = recvcounts, .type = type, .recvtype = type, .op = op, .comm = comm};
-    return run(&c, &mcoll_nb_reduce_scatter, persistent, info, request);
+    return mcoll_nb_call(&c, &mcoll_nb_reduce_scatter, persistent, info, request);
 }
 
 static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -196,7 +187,7 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     mcoll_call c = {.coll = &mcoll_coll_allgather, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = sendcount,
                     .recvcount = recvcount, .type = sendtype, .recvtype = recvtype, .op = MPI_OP_NULL, .comm = comm};
-    return run(&c, &mcoll_nb_allgather, persistent, info, request);
+    return mcoll_nb_call(&c, &mcoll_nb_allgather, persistent, info, request);
 }
 
 /* No buffers: always the MPI's; checked like MPI_Barrier. */
@@ -292,11 +283,6 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) { return mcoll_mpi_ibarrie
  * MPIX_<Name>_init (Open MPI 4); neither when it has none (configure decides)
  * ------------------------------------------------------------------------------------------- */
 #ifdef PMPI_INIT
-#if MCOLL_PCOLL == 1
-#define USER_INIT(name) MPI_##name##_init
-#else
-#define USER_INIT(name) MPIX_##name##_init
-#endif
 
 int USER_INIT(Allreduce)(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)

@@ -29,37 +29,60 @@ static int mark(mcoll_nbop *op, CUstream stream)
     return 0;
 }
 
-/* The engine path: like the blocking one (engine.h) without its wait. A host receive buffer at
- * a reduce's root (the only host buffer the engines take) is reduced into device scratch
- * memory, copied out once the kernel is done. */
+/* A root's own buffer in host memory (engine_root.c says why) goes through pooled device
+ * memory: copied in now where the call reads it, out once the kernel is done where it writes
+ * it. *st stays open until the launch. MPI_SUCCESS, or the error class raised. */
+static int root_scratch(mcoll_nbop *op, mcoll_call *e, mcoll_stage **st)
+{
+    mcoll_buf *b = mcoll_engine_host_role(e);
+    MPI_Aint lo = 0, out_lo = 0;
+    size_t bytes = 0, out_bytes = 0;
+    char *base;
+    int failed;
+
+    op->ncopies = 0;
+    if (!b) return MPI_SUCCESS;
+    mcoll_buf_span(b, b->first, b->count, &lo, &bytes);
+    *st = mcoll_stage_begin(b == &e->recv ? e->send.device : e->recv.device);
+    if (*st && (!op->scratch || op->scratch->bytes < bytes)) {
+        mcoll_pool_put(op->scratch);
+        op->scratch = mcoll_pool_get(1, bytes ? bytes : 1);
+    }
+    failed = !*st || !op->scratch;
+    if (!failed && b->in && bytes)
+        failed = mcoll_stage_to_device(*st, op->scratch->ptr, b->user + lo, bytes) != MCOLL_SUCCESS ||
+                 mcoll_stage_sync(*st) != MCOLL_SUCCESS;
+    if (failed) {
+        MCOLL_WARN("%s: no device memory for the root's host buffer; MPI_ERR_OTHER raised", op->nb->name);
+        return mcoll_raise(e->comm, MPI_ERR_OTHER);
+    }
+    base = op->scratch->ptr - lo; /* the span at the offsets it has in the user's buffer */
+    if (b->out) {
+        mcoll_buf_span(b, b->out_first, b->out_count, &out_lo, &out_bytes);
+        op->copies[0].dst = b->user + out_lo;
+        op->copies[0].src = base + out_lo;
+        op->copies[0].bytes = out_bytes;
+        op->copies[0].to_device = 0;
+        op->ncopies = 1;
+    }
+    b->user = base;
+    b->mem = MCOLL_MEM_DEVICE;
+    if (b == &e->recv) e->recvbuf = base;
+    else e->sendbuf = base;
+    return MPI_SUCCESS;
+}
+
+/* The engine path: like the blocking one (engine.h) without its wait. */
 static int launch_engine(mcoll_nbop *op)
 {
     mcoll_call e = op->call;
     mcoll_stage *st = NULL;
     mcoll_result rc;
-    MPI_Aint lo = 0;
-    size_t bytes = 0;
+    int err = root_scratch(op, &e, &st);
 
-    op->ncopies = 0;
-    if (e.recv.out && e.recv.mem == MCOLL_MEM_HOST) {
-        mcoll_buf_span(&e.recv, e.recv.out_first, e.recv.out_count, &lo, &bytes);
-        st = mcoll_stage_begin(e.send.device);
-        if (st && (!op->scratch || op->scratch->bytes < (size_t)lo + bytes)) {
-            mcoll_pool_put(op->scratch);
-            op->scratch = mcoll_pool_get(1, (size_t)lo + bytes);
-        }
-        if (!st || !op->scratch) {
-            mcoll_stage_end(st);
-            MCOLL_WARN("%s: no device memory for the root's host buffer; MPI_ERR_OTHER raised", op->nb->name);
-            return mcoll_raise(e.comm, MPI_ERR_OTHER);
-        }
-        e.recvbuf = op->scratch->ptr;
-        e.recv.mem = MCOLL_MEM_DEVICE;
-        op->copies[0].dst = (char *)op->call.recvbuf + lo;
-        op->copies[0].src = op->scratch->ptr + lo;
-        op->copies[0].bytes = bytes;
-        op->copies[0].to_device = 0;
-        op->ncopies = 1;
+    if (err != MPI_SUCCESS) {
+        mcoll_stage_end(st);
+        return err;
     }
     mcoll_engine_launch_only(1);
     rc = e.coll->engine(&e, &op->d);

@@ -68,6 +68,10 @@ typedef struct {
     /* The PMPI call on the given buffers. Elementwise collectives run `count` elements from
      * there; the others ignore `count` and use the call's own counts. */
     int (*mpi)(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count);
+    /* 1 when a rank may move no data while others do and cannot tell what they pass (gatherv,
+     * scatterv, alltoallv: counts that only some ranks know): the ranks agree on the engines
+     * (decide.c). */
+    int uneven;
 } mcoll_coll;
 
 struct mcoll_call {
@@ -98,6 +102,7 @@ struct mcoll_call {
     int local;                 /* no communicator (MPI_Reduce_local): comm is MPI_COMM_SELF, for
                                   its record; nothing is agreed with other ranks and errors go
                                   to MPI_COMM_WORLD's handler, as Open MPI does */
+    int nonblocking;           /* a nonblocking or persistent call: decided without waiting */
     mcoll_comm_state *cs;      /* set before validate */
     mcoll_buf send, recv;      /* set by layout; unused roles have in = out = 0 */
 };
@@ -117,6 +122,12 @@ void mcoll_pmpi_log_path(const mcoll_call *c, const mcoll_decision *d);
 
 /* engine_block of the collectives whose block is the call's count. */
 MPI_Aint mcoll_block_is_count(const mcoll_call *c, const char **why);
+/* engine_block of the collectives with one block on each side at this rank (engine_blocks.c):
+ * `block` when this rank's send block (sendcount elements) and receive block (recvcount) have
+ * the same bytes, as MPI requires, or one side is not used here; else -1 with *why set. The
+ * engines move the send block into the receive block as bytes. */
+MPI_Aint mcoll_block_matching(const mcoll_call *c, MPI_Aint sendcount, MPI_Aint recvcount, MPI_Aint block,
+                              const char **why);
 
 /* layout of allreduce, scan and exscan: sendbuf (or MPI_IN_PLACE) and recvbuf of count
  * elements. */

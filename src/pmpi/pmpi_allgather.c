@@ -1,6 +1,7 @@
 /* MPI_Allgather and MPI_Allgatherv. recvbuf holds one block per rank of the (remote) group (in
  * the v variant, recvcounts[i] elements at displs[i]); with MPI_IN_PLACE this rank's block is
- * already in recvbuf and sendcount/sendtype are ignored. Staged whole. */
+ * already in recvbuf and sendcount/sendtype are ignored. On the engines, or staged whole.
+ * Every rank knows every block's size (recvcounts), so every rank decides alike alone. */
 #include "pmpi.h"
 #include "validate.h"
 #include "engine.h"
@@ -33,16 +34,25 @@ static void layout(mcoll_call *c)
  * handles and counts each side uses. */
 static MPI_Aint engine_block(const mcoll_call *c, const char **why)
 {
-    if (c->sendbuf != MPI_IN_PLACE && (long long)c->count * c->send.size != (long long)c->recvcount * c->recv.size) {
-        *why = "send and receive blocks differ in size";
-        return -1;
-    }
-    return c->recvcount;
+    return mcoll_block_matching(c, c->count, c->recvcount, c->recvcount, why);
+}
+
+static MPI_Aint engine_block_v(const mcoll_call *c, const char **why)
+{
+    return mcoll_block_matching(c, c->count, c->recvcounts[c->cs->rank], 0, why);
 }
 
 static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
     return mcoll_engine_allgather(c->cs, d, c->sendbuf, c->recvbuf);
+}
+
+static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
+{
+    mcoll_engine_blocks recv;
+    (void)d;
+    mcoll_engine_blocks_set(&recv, c->recvbuf, c->recv.size, c->cs->size, c->recvcounts, c->rdispls);
+    return mcoll_engine_allgatherv(c->cs, c->sendbuf, (size_t)c->count * (size_t)c->send.size, &recv);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -57,8 +67,8 @@ static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
     return mcoll_next_Allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm);
 }
 
-const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi};
-const mcoll_coll mcoll_coll_allgatherv = {"allgatherv", 0, validate, layout, NULL, NULL, mpi_v};
+const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi, 0};
+const mcoll_coll mcoll_coll_allgatherv = {"allgatherv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 0};
 
 int mcoll_mpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm)

@@ -2,9 +2,12 @@
  * (remote) group: sendcount/recvcount elements at block i (alltoall), counts[i] elements at
  * element displs[i] (alltoallv), counts[i] elements of types[i] at byte displs[i] (alltoallw).
  * With MPI_IN_PLACE (intracommunicators only) the blocks are read from recvbuf and replaced,
- * and the send arguments are ignored. Staged whole; a later GPU engine plugs in as `engine`. */
+ * and the send arguments are ignored. Alltoall and alltoallv run on the engines (alltoallv's
+ * counts are known to each rank alone, so the ranks agree on it: decide.c); alltoallw is staged
+ * whole. */
 #include "pmpi.h"
 #include "validate.h"
+#include "engine.h"
 
 static int vector(const mcoll_call *c) { return c->coll == &mcoll_coll_alltoallv; }
 
@@ -60,6 +63,34 @@ static void layout_w(mcoll_call *c)
     mcoll_buf_blocks_w(&c->recv, c->recvbuf, n, c->recvcounts, c->rdispls, NULL, c->recvtypes, in_place, 1);
 }
 
+static MPI_Aint engine_block(const mcoll_call *c, const char **why)
+{
+    return mcoll_block_matching(c, c->count, c->recvcount, c->recvcount, why);
+}
+
+/* Each rank's own block is checked by validate; the other pairs are MPI's to match. */
+static MPI_Aint engine_block_v(const mcoll_call *c, const char **why)
+{
+    (void)c;
+    (void)why;
+    return 0;
+}
+
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
+{
+    return mcoll_engine_alltoall(c->cs, d, c->sendbuf, c->recvbuf);
+}
+
+static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
+{
+    mcoll_engine_blocks send, recv;
+    int n = c->cs->size;
+    (void)d;
+    mcoll_engine_blocks_set(&send, c->sendbuf, c->send.size, n, c->sendcounts, c->sdispls);
+    mcoll_engine_blocks_set(&recv, c->recvbuf, c->recv.size, n, c->recvcounts, c->rdispls);
+    return mcoll_engine_alltoallv(c->cs, &send, &recv);
+}
+
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
@@ -80,9 +111,9 @@ static int mpi_w(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
                           c->recvtypes, c->comm);
 }
 
-const mcoll_coll mcoll_coll_alltoall = {"alltoall", 0, validate, layout, NULL, NULL, mpi};
-const mcoll_coll mcoll_coll_alltoallv = {"alltoallv", 0, validate, layout, NULL, NULL, mpi_v};
-const mcoll_coll mcoll_coll_alltoallw = {"alltoallw", 0, validate_w, layout_w, NULL, NULL, mpi_w};
+const mcoll_coll mcoll_coll_alltoall = {"alltoall", 0, validate, layout, engine_block, engine, mpi, 0};
+const mcoll_coll mcoll_coll_alltoallv = {"alltoallv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1};
+const mcoll_coll mcoll_coll_alltoallw = {"alltoallw", 0, validate_w, layout_w, NULL, NULL, mpi_w, 0};
 
 int mcoll_mpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm)

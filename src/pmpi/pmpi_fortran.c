@@ -75,6 +75,19 @@ const MPI_Datatype *mcoll_fortran_types(mcoll_fortran_temps *t, const MPI_Fint *
     return c;
 }
 
+void mcoll_fortran_give_request(int err, const MPI_Request *r, MPI_Fint *request, MPI_Fint *ierr)
+{
+    if (err == MPI_SUCCESS) *request = PMPI_Request_c2f(*r);
+    *ierr = (MPI_Fint)err;
+}
+
+int mcoll_fortran_ints_kept(MPI_Fint *comm, MPI_Fint *ierr)
+{
+    if (sizeof(MPI_Fint) == sizeof(int)) return 1;
+    *ierr = (MPI_Fint)mcoll_raise(PMPI_Comm_f2c(*comm), MPI_ERR_INTERN);
+    return 0;
+}
+
 void mcoll_fortran_free(mcoll_fortran_temps *t)
 {
     while (t->n > 0) free(t->owned[--t->n]);

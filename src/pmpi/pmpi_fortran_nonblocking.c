@@ -1,12 +1,13 @@
-/* Fortran entry points (mpif.h and `use mpi`) for the nonblocking collectives and for the
+/* Fortran entry points (mpif.h, `use mpi` and `use mpi_f08`) for the nonblocking collectives and for the
  * completion calls that drive mcoll's requests (request.h).
  *
  * Open MPI's Fortran bindings call PMPI_* directly: a Fortran MPI_WAIT would wait in PMPI_Wait
  * on an mcoll generalized request that nobody completes. So the completion calls are replaced
- * too, in the same four spellings as the blocking collectives (pmpi_fortran.c): handles and
+ * too, in the same spellings as the blocking collectives (pmpi_fortran.c): handles and
  * statuses are converted, and the C wrappers (completion.c) do the work. Indices of MPI_WAITANY,
- * MPI_TESTANY, MPI_WAITSOME and MPI_TESTSOME count from 1, as Fortran's do. Persistent
- * collectives are intercepted from C only. */
+ * MPI_TESTANY, MPI_WAITSOME and MPI_TESTSOME count from 1, as Fortran's do. The block
+ * collectives and scans are in pmpi_fortran_nonblocking_blocks.c, the persistent collectives
+ * and MPI_START, MPI_STARTALL, MPI_REQUEST_FREE in pmpi_fortran_persistent.c. */
 #include <stdlib.h>
 #include "request.h"
 #include "plugin.h"
@@ -20,19 +21,12 @@
  * that tests the low bit). */
 static MPI_Fint f_logical(int c) { return c ? 1 : 0; }
 
-/* The outcome of a C call that made *r (called first: the order of arguments is unspecified). */
-static void give_request(int err, const MPI_Request *r, MPI_Fint *request, MPI_Fint *ierr)
-{
-    if (err == MPI_SUCCESS) *request = PMPI_Request_c2f(*r);
-    *ierr = (MPI_Fint)err;
-}
-
 static void f_mpi_iallreduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *op,
                              MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_iallreduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
+    mcoll_fortran_give_request(mcoll_mpi_iallreduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
                                       PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
 }
@@ -42,7 +36,7 @@ static void f_mpi_ibcast(void *buf, MPI_Fint *count, MPI_Fint *type, MPI_Fint *r
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_ibcast(mcoll_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root,
+    mcoll_fortran_give_request(mcoll_mpi_ibcast(mcoll_fortran_buffer(buf), (int)*count, PMPI_Type_f2c(*type), (int)*root,
                                   PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
 }
@@ -52,7 +46,7 @@ static void f_mpi_ireduce(void *sendbuf, void *recvbuf, MPI_Fint *count, MPI_Fin
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_ireduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
+    mcoll_fortran_give_request(mcoll_mpi_ireduce(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf), (int)*count,
                                    PMPI_Type_f2c(*type), PMPI_Op_f2c(*op), (int)*root, PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
 }
@@ -62,7 +56,7 @@ static void f_mpi_ireduce_scatter_block(void *sendbuf, void *recvbuf, MPI_Fint *
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_ireduce_scatter_block(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
+    mcoll_fortran_give_request(mcoll_mpi_ireduce_scatter_block(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
                                                  (int)*recvcount, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
                                                  PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
@@ -75,11 +69,8 @@ static void f_mpi_ireduce_scatter(void *sendbuf, void *recvbuf, MPI_Fint *recvco
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    if (sizeof(MPI_Fint) != sizeof(int)) {
-        *ierr = (MPI_Fint)mcoll_raise(PMPI_Comm_f2c(*comm), MPI_ERR_INTERN);
-        return;
-    }
-    give_request(mcoll_mpi_ireduce_scatter(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
+    if (!mcoll_fortran_ints_kept(comm, ierr)) return;
+    mcoll_fortran_give_request(mcoll_mpi_ireduce_scatter(mcoll_fortran_buffer(sendbuf), mcoll_fortran_buffer(recvbuf),
                                            (const int *)recvcounts, PMPI_Type_f2c(*type), PMPI_Op_f2c(*op),
                                            PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
@@ -91,7 +82,7 @@ static void f_mpi_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
 {
     MPI_Request r = MPI_REQUEST_NULL;
     mcoll_fortran_init();
-    give_request(mcoll_mpi_iallgather(mcoll_fortran_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
+    mcoll_fortran_give_request(mcoll_mpi_iallgather(mcoll_fortran_buffer(sendbuf), (int)*sendcount, PMPI_Type_f2c(*sendtype),
                                       mcoll_fortran_buffer(recvbuf), (int)*recvcount, PMPI_Type_f2c(*recvtype),
                                       PMPI_Comm_f2c(*comm), &r),
                  &r, request, ierr);
@@ -100,7 +91,7 @@ static void f_mpi_iallgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendt
 static void f_mpi_ibarrier(MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierr)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    give_request(mcoll_mpi_ibarrier(PMPI_Comm_f2c(*comm), &r), &r, request, ierr);
+    mcoll_fortran_give_request(mcoll_mpi_ibarrier(PMPI_Comm_f2c(*comm), &r), &r, request, ierr);
 }
 
 /* ---------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 /* MPI_Gather and MPI_Gatherv. Every leaf sends one block; the root's recvbuf holds one block per
  * rank of the (remote) group (gatherv: recvcounts[i] elements at displs[i]) and means nothing
  * elsewhere. MPI_IN_PLACE as sendbuf at the root of an intracommunicator: its block is already
- * in recvbuf. Staged whole; a later GPU engine plugs in as `engine`. */
+ * in recvbuf. On the engines (gatherv's counts are known to the root alone, so the ranks agree on
+ * it: decide.c), or staged whole. */
 #include "pmpi.h"
 #include "validate.h"
+#include "engine.h"
 
 static int vector(const mcoll_call *c) { return c->coll == &mcoll_coll_gatherv; }
 
@@ -32,6 +34,34 @@ static void layout(mcoll_call *c)
                          c->rdispls, c->recvcount, in_place, 1);
     else
         mcoll_buf_ignore(&c->recv, c->recvbuf);
+    /* Only the root has a recvbuf: the other ranks decide on their sendbuf alone (engine_root.c). */
+    c->recv.local_only = !in_place;
+}
+
+/* At the root the block of the receive role (recvtype), elsewhere the send block. */
+static MPI_Aint engine_block(const mcoll_call *c, const char **why)
+{
+    return mcoll_block_matching(c, c->count, c->recvcount, c->recv.out ? c->recvcount : c->count, why);
+}
+
+static MPI_Aint engine_block_v(const mcoll_call *c, const char **why)
+{
+    return c->recv.out ? mcoll_block_matching(c, c->count, c->recvcounts[c->root], 0, why) : 0;
+}
+
+/* A host recvbuf at the root has been replaced by device scratch memory (engine_root.c). */
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
+{
+    return mcoll_engine_gather(c->cs, d, c->sendbuf, c->recvbuf, c->root);
+}
+
+static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
+{
+    mcoll_engine_blocks recv;
+    (void)d;
+    if (c->recv.out) mcoll_engine_blocks_set(&recv, c->recvbuf, c->recv.size, c->cs->size, c->recvcounts, c->rdispls);
+    return mcoll_engine_gatherv(c->cs, c->sendbuf, (size_t)c->count * (size_t)c->send.size,
+                                c->recv.out ? &recv : NULL, c->root);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -47,8 +77,8 @@ static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
                         c->comm);
 }
 
-const mcoll_coll mcoll_coll_gather = {"gather", 0, validate, layout, NULL, NULL, mpi};
-const mcoll_coll mcoll_coll_gatherv = {"gatherv", 0, validate, layout, NULL, NULL, mpi_v};
+const mcoll_coll mcoll_coll_gather = {"gather", 0, validate, layout, engine_block, engine, mpi, 0};
+const mcoll_coll mcoll_coll_gatherv = {"gatherv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1};
 
 int mcoll_mpi_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm)

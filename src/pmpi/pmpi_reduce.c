@@ -3,7 +3,6 @@
 #include "pmpi.h"
 #include "validate.h"
 #include "engine.h"
-#include "stage.h"
 
 static int validate(const mcoll_call *c)
 {
@@ -31,22 +30,10 @@ static void layout(mcoll_call *c)
     c->recv.local_only = !in_place;
 }
 
+/* A host recvbuf at the root has been replaced by device scratch memory (engine_root.c). */
 static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 {
-    mcoll_stage *st;
-    char *scratch;
-    mcoll_result rc;
-    if (!c->recv.out || c->recv.mem != MCOLL_MEM_HOST)
-        return mcoll_engine_reduce(c->cs, d, c->sendbuf, c->recvbuf, c->root);
-    /* Device sendbufs everywhere, a host recvbuf at the root: the other ranks are in the engine
-     * already, so the root joins them, reducing into device scratch that it copies out. */
-    st = mcoll_stage_begin(c->send.device);
-    scratch = st ? (char *)mcoll_stage_device(st, d->bytes) : NULL;
-    rc = scratch ? mcoll_engine_reduce(c->cs, d, c->sendbuf, scratch, c->root) : MCOLL_ERR_NO_MEMORY;
-    if (rc == MCOLL_SUCCESS) rc = mcoll_stage_to_host(st, c->recvbuf, scratch, d->bytes);
-    if (rc == MCOLL_SUCCESS) rc = mcoll_stage_sync(st);
-    mcoll_stage_end(st);
-    return rc;
+    return mcoll_engine_reduce(c->cs, d, c->sendbuf, c->recvbuf, c->root);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -54,7 +41,7 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return mcoll_next_Reduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->root, c->comm);
 }
 
-const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, mcoll_block_is_count, engine, mpi};
+const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, mcoll_block_is_count, engine, mpi, 0};
 
 int mcoll_mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                      MPI_Comm comm)

@@ -9,6 +9,7 @@
 #include "validate.h"
 #include "half.h"
 #include "decide.h"
+#include "engine.h"
 #include "dtype.h"
 #include "stage.h"
 #include "log.h"
@@ -142,7 +143,7 @@ static int raise_error(const mcoll_call *c, int errclass)
 /* Try the engine; 1 when the call is done (*err set), 0 to fall back. */
 static int run_engine(mcoll_call *c, mcoll_decision *d, int *err)
 {
-    mcoll_result rc = c->coll->engine(c, d);
+    mcoll_result rc = mcoll_engine_root(c, d, c->coll->engine);
     if (rc == MCOLL_SUCCESS) {
         log_path(c, d);
         *err = MPI_SUCCESS;

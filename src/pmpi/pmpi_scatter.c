@@ -1,10 +1,11 @@
 /* MPI_Scatter and MPI_Scatterv: the mirror of gather. The root's sendbuf holds one block per rank
  * of the (remote) group (scatterv: sendcounts[i] elements at displs[i]) and means nothing
  * elsewhere; every leaf receives one block. MPI_IN_PLACE as recvbuf at the root of an
- * intracommunicator: its block stays in sendbuf. Staged whole; a later GPU engine plugs in as
- * `engine`. */
+ * intracommunicator: its block stays in sendbuf. On the engines (scatterv's counts are known to
+ * the root alone, so the ranks agree on it: decide.c), or staged whole. */
 #include "pmpi.h"
 #include "validate.h"
+#include "engine.h"
 
 static int vector(const mcoll_call *c) { return c->coll == &mcoll_coll_scatterv; }
 
@@ -32,6 +33,34 @@ static void layout(mcoll_call *c)
         mcoll_buf_ignore(&c->send, c->sendbuf);
     if (!mcoll_is_leaf(c)) mcoll_buf_ignore(&c->recv, c->recvbuf);
     else if (c->recvbuf != MPI_IN_PLACE) mcoll_buf_set(&c->recv, c->recvbuf, c->recvtype, c->recvcount, 0, 1);
+    /* Only the root has a sendbuf: the other ranks decide on their recvbuf alone (engine_root.c). */
+    c->send.local_only = c->recvbuf != MPI_IN_PLACE;
+}
+
+/* The block of the receive role (recvtype), or at a root receiving in place the send block. */
+static MPI_Aint engine_block(const mcoll_call *c, const char **why)
+{
+    return mcoll_block_matching(c, c->count, c->recvcount, c->recv.out ? c->recvcount : c->count, why);
+}
+
+static MPI_Aint engine_block_v(const mcoll_call *c, const char **why)
+{
+    return c->send.in ? mcoll_block_matching(c, c->sendcounts[c->root], c->recvcount, 0, why) : 0;
+}
+
+/* A host sendbuf at the root has been replaced by device scratch memory (engine_root.c). */
+static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
+{
+    return mcoll_engine_scatter(c->cs, d, c->sendbuf, c->recvbuf, c->root);
+}
+
+static mcoll_result engine_v(const mcoll_call *c, const mcoll_decision *d)
+{
+    mcoll_engine_blocks send;
+    (void)d;
+    if (c->send.in) mcoll_engine_blocks_set(&send, c->sendbuf, c->send.size, c->cs->size, c->sendcounts, c->sdispls);
+    return mcoll_engine_scatterv(c->cs, c->send.in ? &send : NULL, c->recvbuf,
+                                 (size_t)c->recvcount * (size_t)c->recv.size, c->root);
 }
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
@@ -47,8 +76,8 @@ static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
                          c->comm);
 }
 
-const mcoll_coll mcoll_coll_scatter = {"scatter", 0, validate, layout, NULL, NULL, mpi};
-const mcoll_coll mcoll_coll_scatterv = {"scatterv", 0, validate, layout, NULL, NULL, mpi_v};
+const mcoll_coll mcoll_coll_scatter = {"scatter", 0, validate, layout, engine_block, engine, mpi, 0};
+const mcoll_coll mcoll_coll_scatterv = {"scatterv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1};
 
 int mcoll_mpi_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm)

@@ -43,6 +43,9 @@ typedef struct {
 /* The entries (nonblocking.c). */
 extern const mcoll_nb_coll mcoll_nb_allreduce, mcoll_nb_bcast, mcoll_nb_reduce, mcoll_nb_reduce_scatter_block,
     mcoll_nb_reduce_scatter, mcoll_nb_allgather;
+/* nonblocking_blocks.c, nonblocking_scan.c */
+extern const mcoll_nb_coll mcoll_nb_allgatherv, mcoll_nb_alltoall, mcoll_nb_alltoallv, mcoll_nb_alltoallw,
+    mcoll_nb_gather, mcoll_nb_gatherv, mcoll_nb_scatter, mcoll_nb_scatterv, mcoll_nb_scan, mcoll_nb_exscan;
 
 /* Entry points the Fortran bindings call (the C ones call them too). */
 int mcoll_mpi_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
@@ -57,6 +60,31 @@ int mcoll_mpi_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recv
 int mcoll_mpi_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int mcoll_mpi_ibarrier(MPI_Comm comm, MPI_Request *request);
+int mcoll_mpi_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Request *request);
+int mcoll_mpi_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int mcoll_mpi_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Request *request);
+int mcoll_mpi_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
+int mcoll_mpi_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int mcoll_mpi_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Request *request);
+int mcoll_mpi_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int mcoll_mpi_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                        MPI_Request *request);
+int mcoll_mpi_iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                    MPI_Request *request);
+int mcoll_mpi_iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                      MPI_Request *request);
 
 typedef struct mcoll_nbop mcoll_nbop;
 
@@ -65,6 +93,8 @@ typedef struct mcoll_nbop mcoll_nbop;
 int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request);
 /* Persistent initialization: the same, once; the plan is kept for every MPI_Start. */
 int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Request *request);
+/* One of the two: persistent, or nonblocking. */
+int mcoll_nb_call(mcoll_call *c, const mcoll_nb_coll *nb, int persistent, MPI_Info info, MPI_Request *request);
 
 /* An operation on a decided call (path engine or staged). persistent: kept for MPI_Start, and
  * *request receives its persistent handle; otherwise it starts now and *request receives its

@@ -41,6 +41,7 @@ static int nb_allgather(const void *, int, MPI_Datatype, void *, int, MPI_Dataty
 #define MPI_Reduce_scatter(...) nb_rs(__VA_ARGS__)
 #define MPI_Allgather(...) nb_allgather(__VA_ARGS__)
 #include "contract/devmem.h"
+#include "contract/hostmem.h"
 
 #if MCOLL_PCOLL == 1
 #define INIT(name) MPI_##name##_init
@@ -180,11 +181,6 @@ static int nb_allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn,
     PERSISTENT(INIT(Allgather)(s, sn, st, r, rn, rt, c, MPI_INFO_NULL, &q));
     return finish(MPI_Iallgather(s, sn, st, r, rn, rt, c, &q), &q);
 }
-
-static void *h_alloc(size_t n) { return malloc(n ? n : 1); }
-static void h_release(void *p) { free(p); }
-static void h_copy(void *d, const void *s, size_t n) { memcpy(d, s, n); }
-static const colltest_mem host_mem = {h_alloc, h_release, h_copy, h_copy};
 
 /* ---------------------------------------------------------------------------------------------
  * Requests mixed with the MPI's own

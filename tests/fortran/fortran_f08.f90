@@ -13,6 +13,9 @@ program fortran_f08
   type(MPI_Comm) :: ring
   logical :: periods(1)
   integer :: dims(1)
+  type(MPI_Request) :: reqs(8)
+  ! Buffers of nonblocking calls: the compiler must not keep them in registers across the waits.
+  integer, asynchronous :: nx, nag(64), na2a(64), ngv(64), nsc, nscan, nexscan, nar
 
   errs = 0
   call MPI_Init()
@@ -128,6 +131,26 @@ program fortran_f08
   call MPI_Neighbor_alltoallw(x, nbcounts, bdispls, nbtypes, nbout, nbcounts, bdispls, nbtypes, ring)
   if (any(nbout /= nbin)) errs = errs + 1
   call MPI_Comm_free(ring)
+
+  ! Nonblocking forms, completed in mcoll's f08 MPI_Waitall and MPI_Wait
+  nx = rank + 1
+  blocks(1:nprocs) = (/ (100 * rank + i - 1, i = 1, nprocs) /)
+  nag = -1; na2a = -1; ngv = -1; nsc = -1; nscan = -1; nexscan = -1; nar = -1
+  call MPI_Iallgatherv(nx, 1, MPI_INTEGER, nag, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, reqs(1))
+  call MPI_Ialltoall(blocks, 1, MPI_INTEGER, na2a, 1, MPI_INTEGER, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Igatherv(nx, 1, MPI_INTEGER, ngv, counts, displs, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(3))
+  call MPI_Iscatter(blocks, 1, MPI_INTEGER, nsc, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, reqs(4))
+  call MPI_Iscan(nx, nscan, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(5))
+  call MPI_Iexscan(nx, nexscan, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(6))
+  call MPI_Iallreduce(nx, nar, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, reqs(7))
+  call MPI_Waitall(6, reqs, MPI_STATUSES_IGNORE)
+  call MPI_Wait(reqs(7), MPI_STATUS_IGNORE, ierr)
+  do i = 1, nprocs
+    if (nag(i) /= i .or. na2a(i) /= 100 * (i - 1) + rank) errs = errs + 1
+    if (rank == 0 .and. ngv(i) /= i) errs = errs + 1
+  end do
+  if (nsc /= rank .or. nscan /= (rank + 1) * (rank + 2) / 2 .or. nar /= nprocs * (nprocs + 1) / 2) errs = errs + 1
+  if (rank > 0 .and. nexscan /= rank * (rank + 1) / 2) errs = errs + 1
 
   ! A bad argument comes back in ierror (MPI_ERRORS_RETURN)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)

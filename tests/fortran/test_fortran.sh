@@ -10,7 +10,8 @@ NP=${MCOLL_TEST_NP:-4}
 out=$BUILD/tests/logs/fortran.out
 fail=0
 
-for prog in fortran_use_mpi fortran_mpif fortran_nonblocking; do
+for prog in fortran_use_mpi fortran_mpif fortran_nonblocking fortran_nonblocking_blocks fortran_persistent; do
+    [ -x "$BUILD/tests/fortran/$prog" ] || { echo "skip $prog: not built (its MPI calls are not in this MPI)"; continue; }
     MCOLL_DEBUG=INFO "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DEBUG "$BUILD/tests/fortran/$prog" > "$out" 2>&1
     rc=$?
     if [ $rc -ne 0 ] || ! grep -q "^PASS $prog" "$out"; then
@@ -21,6 +22,9 @@ for prog in fortran_use_mpi fortran_mpif fortran_nonblocking; do
         fortran_use_mpi) calls="allreduce bcast reduce allgather reduce_scatter_block reduce_scatter barrier
                                 gatherv alltoallv alltoallw scatter exscan" ;;
         fortran_nonblocking) calls="allreduce bcast reduce allgather reduce_scatter_block reduce_scatter" ;;
+        fortran_nonblocking_blocks) calls="allgatherv alltoall alltoallv alltoallw gather gatherv scatter scatterv
+                                           scan exscan" ;;
+        fortran_persistent) calls="allreduce allgatherv gatherv scan scatter" ;;
         *) calls="allreduce bcast barrier alltoall scan reduce_local" ;;
     esac
     for c in $calls; do

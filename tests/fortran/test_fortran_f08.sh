@@ -26,7 +26,14 @@ for c in allreduce bcast reduce reduce_scatter_block reduce_scatter allgather ba
         echo "FAIL: $c did not go through mcoll's f08 entry point ($n log lines)"; fail=1
     fi
 done
+# The nonblocking forms ran too: a second line per rank.
+for c in allgatherv alltoall gatherv scatter scan exscan allreduce; do
+    n=$(grep -c "mcoll INFO pmpi_[a-z_]*\.c:[0-9]* $c[ :]" "$out")
+    if [ "$n" -lt $((2 * NP)) ]; then
+        echo "FAIL: the nonblocking $c did not go through mcoll's f08 entry point ($n log lines)"; fail=1
+    fi
+done
 [ "$(grep -c 'PMPI plug-in active' "$out")" -eq "$NP" ] || { echo "FAIL: MPI_Init (f08) not intercepted"; fail=1; }
 grep -q "finalized: every resource" "$out" || { echo "FAIL: MPI_Finalize (f08) did not free mcoll"; fail=1; }
-[ $fail -eq 0 ] && echo "PASS fortran_f08: 23 collectives, MPI_Init and MPI_Finalize through mcoll's f08 entry points"
+[ $fail -eq 0 ] && echo "PASS fortran_f08: 23 collectives, 7 nonblocking ones, MPI_Init and MPI_Finalize through mcoll's f08 entry points"
 exit $fail

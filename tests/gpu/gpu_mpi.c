@@ -1,5 +1,7 @@
 /* MPI_* calls on device buffers through mcoll's plug-in, with an MPI that is not CUDA-aware
- * below: the same matrix as the native API (common/suite.h), a >= 1 GiB allreduce, 1000
+ * below: the same matrix as the native API (common/suite.h; the block collectives and scans
+ * too: MPI_Allgatherv, MPI_Alltoall(v), MPI_Gather(v), MPI_Scatter(v), MPI_Scan, MPI_Exscan,
+ * odd counts, empty blocks, every root, in place), a >= 1 GiB allreduce, 1000
  * calls back to back, MPI_COMM_WORLD and a duplicate alternating, host buffers (including the
  * 16-bit float types mcoll adds), calls the engines do not take, which must still be right
  * (MPI_AINT, a user-defined op, a strided datatype, MPI_Reduce_scatter with unequal counts),
@@ -52,6 +54,11 @@ static void host_buffers(coll_api *api)
     c = reduction(COLL_BCAST, TT_BYTE, OP_SUM, 1023, MEM_HOST);
     c.root = api->size - 1;
     case_run(api, &c);
+    for (k = 0; k < 9; k++) { /* one of each block collective and scan */
+        c = suite_mixed_native((int)k, api->size);
+        c.mem = MEM_HOST;
+        case_run(api, &c);
+    }
 }
 
 static void float_sum(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -258,6 +265,8 @@ int main(int argc, char **argv)
     suite_bcast(&api);
     suite_reduce_scatter(&api);
     suite_allgather(&api);
+    suite_blocks(&api);
+    suite_scan(&api);
     suite_large(&api, 0);
     loop_distinct(&api, type_get(TT_INT32), 1023, iters);
     loop_reused(&api, type_get(TT_FLOAT), 65539, iters);

@@ -1,7 +1,9 @@
 /* Nonblocking and persistent collectives on device buffers through mcoll's plug-in, with an MPI
  * that is not CUDA-aware below: MPI_Iallreduce, MPI_Ireduce, MPI_Ibcast,
- * MPI_Ireduce_scatter_block and MPI_Iallgather over the same matrix as the blocking calls
- * (common/suite.h, each result against the host reference), completed by MPI_Waitall, by
+ * MPI_Ireduce_scatter_block, MPI_Iallgather, and the block collectives and scans
+ * (MPI_Iallgatherv, MPI_Ialltoall(v), MPI_Igather(v), MPI_Iscatter(v), MPI_Iscan, MPI_Iexscan)
+ * over the same matrix as the blocking calls (common/suite.h, each result against the host
+ * reference), completed by MPI_Waitall, by
  * MPI_Wait in reverse order, by an MPI_Testall loop and as persistent requests (where the MPI
  * has them); 1000 calls in flight at once; 16 calls in flight with blocking calls on device
  * buffers between them; calls on two communicators in flight together; device collectives in
@@ -21,6 +23,7 @@
 #include "common/devbuf.h"
 #include "common/harness.h"
 #include "common/loops.h"
+#include "common/mpi_calls.h"
 #include "common/prep.h"
 #include "common/report.h"
 #include "common/suite.h"
@@ -39,54 +42,27 @@
 typedef enum { BY_WAITALL, BY_WAIT_REVERSED, BY_TESTALL, BY_PERSISTENT } completion;
 static completion how;
 static MPI_Request requests[MAX_REQUESTS];
+static mpi_ints request_ints[MAX_REQUESTS];
 static int nrequests;
 
-/* The nonblocking (or persistent: initialized and started) form of one call. */
-static int start_call(coll_api *api, const coll_call *call, MPI_Request *q)
+/* The nonblocking (or persistent: initialized and started) form of one call; its count arrays
+ * are kept in `ints` until it completes. */
+static int start_call(coll_api *api, const coll_call *call, mpi_ints *ints, MPI_Request *q)
 {
-    MPI_Datatype type = type_mpi(call->type);
-    MPI_Op op = call->op ? op_mpi(call->op) : MPI_OP_NULL;
-    int count = (int)call->count, rc = MPI_ERR_OTHER;
-    const void *send = call->sendbuf;
-    void *recv = call->recvbuf;
-
-    if (how == BY_PERSISTENT) {
-#ifdef INIT
-        switch (call->kind) {
-        case COLL_ALLREDUCE: rc = INIT(Allreduce)(send, recv, count, type, op, api->comm, MPI_INFO_NULL, q); break;
-        case COLL_REDUCE: rc = INIT(Reduce)(send, recv, count, type, op, call->root, api->comm, MPI_INFO_NULL, q); break;
-        case COLL_BCAST: rc = INIT(Bcast)(recv, count, type, call->root, api->comm, MPI_INFO_NULL, q); break;
-        case COLL_REDUCE_SCATTER:
-            rc = INIT(Reduce_scatter_block)(send, recv, count, type, op, api->comm, MPI_INFO_NULL, q);
-            break;
-        case COLL_ALLGATHER:
-            rc = INIT(Allgather)(send, count, type, recv, count, type, api->comm, MPI_INFO_NULL, q);
-            break;
-        default: break; /* the calls without a nonblocking form here */
-        }
-        return rc == MPI_SUCCESS ? MPI_Start(q) : rc;
-#endif
-    }
-    switch (call->kind) {
-    case COLL_ALLREDUCE: return MPI_Iallreduce(send, recv, count, type, op, api->comm, q);
-    case COLL_REDUCE: return MPI_Ireduce(send, recv, count, type, op, call->root, api->comm, q);
-    case COLL_BCAST: return MPI_Ibcast(recv, count, type, call->root, api->comm, q);
-    case COLL_REDUCE_SCATTER: return MPI_Ireduce_scatter_block(send, recv, count, type, op, api->comm, q);
-    case COLL_ALLGATHER: return MPI_Iallgather(send, count, type, recv, count, type, api->comm, q);
-    default: break; /* the calls without a nonblocking form here */
-    }
-    return rc;
+    int rc = mpi_call(api->comm, api->size, call, how == BY_PERSISTENT ? FORM_PERSISTENT : FORM_NONBLOCKING, ints, q);
+    return rc == MPI_SUCCESS && how == BY_PERSISTENT ? MPI_Start(q) : rc;
 }
 
 static int nb_issue(coll_api *api, const coll_call *call)
 {
     int rc;
-    if (call->count > INT_MAX || nrequests >= MAX_REQUESTS) {
-        case_fail("count %zu or %d requests in flight: too many", call->count, nrequests);
+    if (nrequests >= MAX_REQUESTS) {
+        case_fail("%d requests in flight: too many", nrequests);
         return -1;
     }
-    rc = start_call(api, call, &requests[nrequests]);
+    rc = start_call(api, call, &request_ints[nrequests], &requests[nrequests]);
     if (rc != MPI_SUCCESS) {
+        mpi_ints_free(&request_ints[nrequests]);
         case_fail("nonblocking %s returned %d", coll_name(call->kind), rc);
         return -1;
     }
@@ -111,6 +87,7 @@ static int nb_wait(coll_api *api)
     }
     for (i = 0; i < nrequests; i++) {
         if (how == BY_PERSISTENT && requests[i] != MPI_REQUEST_NULL) MPI_Request_free(&requests[i]);
+        mpi_ints_free(&request_ints[i]);
         if (requests[i] != MPI_REQUEST_NULL) {
             case_fail("request %d of %d still set after completion", i, nrequests);
             rc = MPI_ERR_REQUEST;
@@ -128,24 +105,28 @@ static void api_nonblocking(coll_api *api, const char *name, MPI_Comm comm)
     api->wait = nb_wait;
 }
 
-/* Cases of suite_mixed, `n` at once, each prepared, issued, and checked after one wait; between
- * two issues, when `blocking` is set, a blocking MPI_Allreduce on device buffers of its own. */
-static void in_flight(coll_api **apis, int napis, int n, int blocking)
+/* A varied sequence of calls (suite.h): suite_mixed, or suite_mixed_native over the block
+ * collectives and the scans. */
+typedef coll_case (*sequence)(int i, int size);
+
+/* Cases of `seq`, `n` at once, each prepared, issued, and checked after one wait; between two
+ * issues, when `blocking` is set, a blocking MPI_Allreduce on device buffers of its own. */
+static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence seq)
 {
     coll_prep *p = calloc((size_t)n, sizeof *p);
     coll_call call;
     devbuf one;
     int k, ready = p != NULL, value, want;
 
-    if (!case_begin("%s/in-flight/x%d%s%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "",
-                    blocking ? "/blocking-between" : "")) {
+    if (!case_begin("%s/in-flight/x%d%s%s%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "",
+                    blocking ? "/blocking-between" : "", seq == suite_mixed ? "" : "/blocks+scans")) {
         free(p);
         return;
     }
     memset(&one, 0, sizeof one);
     ready = ready && devbuf_alloc(&one, MEM_DEVICE, sizeof(int), 0) == 0;
     for (k = 0; ready && k < n; k++) {
-        coll_case c = suite_mixed(k, apis[k % napis]->size);
+        coll_case c = seq(k, apis[k % napis]->size);
         ready = prep_alloc(&p[k], &c, apis[k % napis]->rank, apis[k % napis]->size) == 0 &&
                 prep_load(&p[k], case_seed() + (uint64_t)k) == 0;
     }
@@ -182,6 +163,7 @@ static void with_point_to_point(coll_api *api, int calls)
     coll_prep p[8];
     coll_call call;
     MPI_Request q[8 + 3];
+    mpi_ints ints[8];
     MPI_Status st;
     int k, index, token = -1, done = 0, ready = 1, n = calls < 8 ? calls : 8;
     int to = (api->rank + 1) % api->size, from = (api->rank + api->size - 1) % api->size;
@@ -196,7 +178,7 @@ static void with_point_to_point(coll_api *api, int calls)
         MPI_Irecv(&token, 1, MPI_INT, from, 42, api->comm, &q[0]);
         for (k = 0; k < n; k++) {
             prep_call(&p[k], &call);
-            if (start_call(api, &call, &q[1 + k]) != MPI_SUCCESS) case_fail("call %d did not start", k);
+            if (start_call(api, &call, &ints[k], &q[1 + k]) != MPI_SUCCESS) case_fail("call %d did not start", k);
         }
         MPI_Ibarrier(api->comm, &q[n + 1]);
         MPI_Isend(&api->rank, 1, MPI_INT, to, 42, api->comm, &q[n + 2]);
@@ -210,6 +192,7 @@ static void with_point_to_point(coll_api *api, int calls)
             done++;
         }
         if (token != from) case_fail("received %d, want %d", token, from);
+        for (k = 0; k < n; k++) mpi_ints_free(&ints[k]);
         for (k = 0; k < n && !case_failed(); k++) prep_check(&p[k], "");
     }
     for (k = 0; k < n; k++) prep_free(&p[k]);
@@ -260,10 +243,27 @@ static void host_buffers(coll_api *api)
 {
     static const coll_kind kinds[] = {COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER};
     size_t k;
+    coll_case c;
     for (k = 0; k < LEN(kinds); k++) {
-        coll_case c = suite_mixed((int)k, api->size);
+        c = suite_mixed((int)k, api->size);
         c.kind = kinds[k];
         c.mem = MEM_HOST;
+        case_run(api, &c);
+    }
+    for (k = 0; k < 9; k++) { /* one of each block collective and scan */
+        c = suite_mixed_native((int)k, api->size);
+        c.mem = MEM_HOST;
+        case_run(api, &c);
+    }
+}
+
+/* One of each call of suite_mixed_native `rounds` times over (roots, types, counts, in place
+ * and alignment move on), one at a time. */
+static void blocks_and_scans(coll_api *api, int rounds)
+{
+    int k;
+    for (k = 0; k < 9 * rounds; k++) {
+        coll_case c = suite_mixed_native(k, api->size);
         case_run(api, &c);
     }
 }
@@ -306,13 +306,17 @@ int main(int argc, char **argv)
     suite_bcast(&api);
     suite_reduce_scatter(&api);
     suite_allgather(&api);
+    suite_blocks(&api);
+    suite_scan(&api);
     suite_large(&api, 0);
     loop_distinct(&api, type_get(TT_INT32), 1023, iters);
     loop_bcast(&api, 257, iters);
-    in_flight(both, 1, 16, 1);
+    in_flight(both, 1, 16, 1, suite_mixed);
+    in_flight(both, 1, 18, 1, suite_mixed_native);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     api_nonblocking(&other, "mpi-nb-dup", dup);
-    in_flight(both, 2, 16, 0);
+    in_flight(both, 2, 16, 0, suite_mixed);
+    in_flight(both, 2, 18, 0, suite_mixed_native);
     with_point_to_point(&api, 6);
     host_buffers(&api);
     bad_arguments(&api);
@@ -320,14 +324,19 @@ int main(int argc, char **argv)
     how = BY_WAIT_REVERSED;
     api_nonblocking(&api, "mpi-nb-wait", MPI_COMM_WORLD);
     suite_subset(&api);
+    blocks_and_scans(&api, 2);
     how = BY_TESTALL;
     api_nonblocking(&api, "mpi-nb-testall", MPI_COMM_WORLD);
     suite_subset(&api);
-    in_flight(both, 2, 16, 1);
+    blocks_and_scans(&api, 2);
+    in_flight(both, 2, 16, 1, suite_mixed);
+    in_flight(both, 2, 18, 1, suite_mixed_native);
 #ifdef INIT
     how = BY_PERSISTENT;
     api_nonblocking(&api, "mpi-persistent", MPI_COMM_WORLD);
     suite_subset(&api);
+    blocks_and_scans(&api, 2);
+    in_flight(both, 1, 18, 0, suite_mixed_native);
     loop_distinct(&api, type_get(TT_FLOAT), 4099, iters / 10);
     persistent_rounds(&api, 65539, iters / 10);
 #endif

@@ -21,6 +21,9 @@
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
 #   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
+#   paths      gpu_mpi -q at NP 2 on OSU's default (allreduce of MPI_CHAR with MPI_SUM) and the
+#              block collectives and scans, MCOLL_DEBUG=INFO: must pass, and the log must show
+#              each of them taking the engine path
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -74,8 +77,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split staged paths slow dead memcheck racecheck synccheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors split staged paths slow dead memcheck racecheck synccheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -395,9 +398,21 @@ show_failure() {
     else grep -v -E ' mcoll (INFO|TRACE) ' "$1" | tail -n 12 | cut -c1-300 | sed 's/^/    /'; fi
 }
 
+# paths_missing LOG: the calls of the paths step whose INFO line does not show the engine path.
+PATH_CALLS="allreduce:MPI_CHAR_MPI_SUM allgatherv alltoall alltoallv gather gatherv scatter scatterv scan exscan"
+paths_missing() {
+    local c name what
+    for c in $PATH_CALLS; do
+        name=${c%%:*}
+        what='[^:]*'
+        [ "$c" != "$name" ] && what=$(echo "${c#*:}" | tr _ ' ' | sed 's/MPI /MPI_/g')
+        grep -q "mcoll INFO [a-z_]*\.c:[0-9]* $name [1-9][0-9]* B $what: engine (" "$1" || printf ' %s' "$c"
+    done
+}
+
 # run_step STEP RANKS/GPUS MPS LOG COMMAND...: run under the time limit, log, record the outcome.
 run_step() {
-    local step=$1 rg=$2 mps=$3 log=$4 t0 result key
+    local step=$1 rg=$2 mps=$3 log=$4 t0 result key missing
     shift 4
     step_limit "$step" "$rg" "$mps" || return 1
     note "start $step${rg:+ $rg}${mps:+ (MPS $mps)} (limit $LIMIT s) -> $log"
@@ -418,6 +433,15 @@ run_step() {
         else
             result=FAIL
             key="no 'without MPS' INFO line in the log; $key"
+        fi
+    fi
+    if [ "$step" = paths ] && [ "$result" = PASS ]; then
+        missing=$(paths_missing "$log")
+        if [ -n "$missing" ]; then
+            result=FAIL
+            key="not on the engine:$missing; $key"
+        else
+            key="$key; every call on the engine"
         fi
     fi
     record "$step" "$rg" "$mps" "$result" $((SECONDS - t0)) "$key"
@@ -524,7 +548,7 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split staged slow dead $SANITIZER_TOOLS overlap bench; do
+    for s in native stream mpi nonblocking errors split staged paths slow dead $SANITIZER_TOOLS overlap bench; do
         selected "$s" || continue
         case $s in
             native|stream|mpi|errors) nps=$NPS ;;
@@ -565,6 +589,12 @@ done
 if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+fi
+if selected paths; then
+    # The decision's path, read from the INFO lines: OSU's default datatype (MPI_CHAR, MPI_SUM)
+    # and every collective that has an engine must run on it.
+    MCOLL_DEBUG=INFO gpu_step paths "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q \
+        -f mpi/allreduce/char/sum,mpi/allgatherv,mpi/alltoall,mpi/gather,mpi/scatter,mpi/scan,mpi/exscan
 fi
 
 # Faults: a slow peer must be waited for; a dead one must end its team's waits and the job.

@@ -25,21 +25,34 @@ for f in Init Init_thread Finalize Allreduce Bcast Reduce Reduce_scatter_block R
 done
 
 # Nonblocking and persistent collectives and the completion calls that drive them.
-for f in Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Wait Test Waitall \
-         Testall Waitany Testany Waitsome Testsome Request_get_status Request_free Start Startall; do
+NONBLOCKING="Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Iallgatherv Ialltoall
+             Ialltoallv Ialltoallw Igather Igatherv Iscatter Iscatterv Iscan Iexscan"
+COMPLETION="Wait Test Waitall Testall Waitany Testany Waitsome Testsome Request_get_status"
+for f in $NONBLOCKING $COMPLETION Request_free Start Startall; do
     need "MPI_$f"
 done
-# Their Fortran names (mpif.h and use mpi), persistent ones and MPI_START... aside.
-for f in Iallreduce Ibcast Ireduce Ireduce_scatter_block Ireduce_scatter Iallgather Ibarrier Wait Test Waitall \
-         Testall Waitany Testany Waitsome Testsome Request_get_status; do
+# Their Fortran names (mpif.h, use mpi and use mpi_f08), persistent ones and MPI_START... aside.
+for f in $NONBLOCKING $COMPLETION; do
     lower=$(echo "mpi_$f" | tr 'A-Z' 'a-z')
     upper=$(echo "MPI_$f" | tr 'a-z' 'A-Z')
-    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"; need "${lower}_f08_"
 done
 # The persistent forms under the names the MPI declares (configure: MCOLL_PCOLL).
 pcoll=$(sed -n 's/.*-DMCOLL_PCOLL=\([0-9]\).*/\1/p' "$BUILD/../Makefile" 2>/dev/null | head -n 1)
-for f in Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Barrier; do
-    case "$pcoll" in 1) need "MPI_${f}_init" ;; 2) need "MPIX_${f}_init" ;; esac
+for f in Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Barrier Allgatherv Alltoall Alltoallv \
+         Alltoallw Gather Gatherv Scatter Scatterv Scan Exscan; do
+    case "$pcoll" in 1) init="MPI_${f}_init" ;; 2) init="MPIX_${f}_init" ;; *) continue ;; esac
+    need "$init"
+    # Their Fortran names, MPI_ALLTOALLW_INIT aside (its datatype arrays would have to outlive the call).
+    [ "$f" = Alltoallw ] && continue
+    lower=$(echo "$init" | tr 'A-Z' 'a-z')
+    upper=$(echo "$init" | tr 'a-z' 'A-Z')
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"; need "${lower}_f08_"
+done
+for f in Start Startall Request_free; do
+    lower=$(echo "mpi_$f" | tr 'A-Z' 'a-z')
+    upper=$(echo "MPI_$f" | tr 'a-z' 'A-Z')
+    need "$lower"; need "${lower}_"; need "${lower}__"; need "$upper"; need "${lower}_f08_"
 done
 
 # The PMPI_* names mcoll answers for PMPI tools in front of it (src/pmpi/chain_calls.h).
@@ -64,7 +77,7 @@ done
 # Nothing else: internal functions and tables stay hidden.
 for s in $exported; do
     case "$s" in
-        MPI_*|PMPI_*|MPIX_*|mpi_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
+        MPI_*|PMPI_*|MPIX_*|mpi_*|mpix_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
         *) echo "$api" | grep -qx "$s" || { echo "FAIL: internal symbol $s is exported"; fail=1; } ;;
     esac
 done

@@ -11,7 +11,7 @@
 
 typedef enum {
     COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER,
-    /* native API only (API 0.3) */
+    /* API 0.3 of the native API; through MPI_* too (common/mpi_calls.h) */
     COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV,
     COLL_SCAN, COLL_EXSCAN
 } coll_kind;

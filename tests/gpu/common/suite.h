@@ -23,11 +23,11 @@ void suite_allgather(coll_api *api);
 /* Allgatherv, alltoall(v), gather(v), scatter(v) (blocks.h: uneven counts with empty blocks,
  * displacements out of rank order with gaps): block counts as reduce_scatter's, in place and
  * not, aligned and not; the rooted calls with the root moving on, from every root for two
- * datatypes, and gathers with recvbuf NULL off the root. Native API only. */
+ * datatypes, and gathers with recvbuf NULL off the root. Native API and MPI_*. */
 void suite_blocks(coll_api *api);
 /* Scan and exscan: every datatype x op at counts 1, 7 and 1023 (quick: 1 and 1023, one op of
  * each kind), in place and not, aligned and not (exscan: out of place aligned and in place
- * unaligned); count 0; a few past the one-shot limit. Native only. */
+ * unaligned); count 0; a few past the one-shot limit. Native API and MPI_*. */
 void suite_scan(coll_api *api);
 /* Allreduce of at least 1 GiB: float sum, and int32 sum when `with_int`. Not in quick mode. */
 void suite_large(coll_api *api, int with_int);

@@ -9,20 +9,10 @@
 #ifdef OPEN_MPI
 #include <mpi-ext.h>
 #endif
+#include "show.h"
 
 #define N 16
 static int rank, size;
-
-/* One line: `label`, then every rank's `n` ints (rank 0 prints). */
-static void show(const char *label, const int *v, int n)
-{
-    int all[N * 64], k;
-    MPI_Gather(v, n, MPI_INT, all, n, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank != 0) return;
-    printf("%s:", label);
-    for (k = 0; k < n * size; k++) printf("%s%d", k % n ? " " : " | ", all[k]);
-    printf("\n");
-}
 
 /* Every request done, by one of the completion forms. */
 static void finish(int how, int n, MPI_Request *q)
