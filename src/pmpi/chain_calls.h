@@ -40,7 +40,17 @@
     X(Ireduce_scatter_block, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c, MPI_Request *q), (s, r, n, t, o, c, q)) \
     X(Ireduce_scatter, (const void *s, void *r, const int rn[], MPI_Datatype t, MPI_Op o, MPI_Comm c, MPI_Request *q), (s, r, rn, t, o, c, q)) \
     X(Iallgather, (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c, MPI_Request *q), (s, sn, st, r, rn, rt, c, q)) \
-    X(Ibarrier, (MPI_Comm c, MPI_Request *q), (c, q))
+    X(Ibarrier, (MPI_Comm c, MPI_Request *q), (c, q)) \
+    X(Iallgatherv, (const void *s, int sn, MPI_Datatype st, void *r, const int rn[], const int d[], MPI_Datatype rt, MPI_Comm c, MPI_Request *q), (s, sn, st, r, rn, d, rt, c, q)) \
+    X(Ialltoall, (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c, MPI_Request *q), (s, sn, st, r, rn, rt, c, q)) \
+    X(Ialltoallv, (const void *s, const int sn[], const int sd[], MPI_Datatype st, void *r, const int rn[], const int rd[], MPI_Datatype rt, MPI_Comm c, MPI_Request *q), (s, sn, sd, st, r, rn, rd, rt, c, q)) \
+    X(Ialltoallw, (const void *s, const int sn[], const int sd[], const MPI_Datatype st[], void *r, const int rn[], const int rd[], const MPI_Datatype rt[], MPI_Comm c, MPI_Request *q), (s, sn, sd, st, r, rn, rd, rt, c, q)) \
+    X(Igather, (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *q), (s, sn, st, r, rn, rt, root, c, q)) \
+    X(Igatherv, (const void *s, int sn, MPI_Datatype st, void *r, const int rn[], const int d[], MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *q), (s, sn, st, r, rn, d, rt, root, c, q)) \
+    X(Iscatter, (const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *q), (s, sn, st, r, rn, rt, root, c, q)) \
+    X(Iscatterv, (const void *s, const int sn[], const int d[], MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c, MPI_Request *q), (s, sn, d, st, r, rn, rt, root, c, q)) \
+    X(Iscan, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c, MPI_Request *q), (s, r, n, t, o, c, q)) \
+    X(Iexscan, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c, MPI_Request *q), (s, r, n, t, o, c, q))
 
 /* The completion calls, which must reach mcoll whenever one of its requests may be among their
  * arguments (the MPI alone would wait on it for ever); they go on to the MPI itself. */

@@ -9,45 +9,45 @@
 
 static int iallgatherv(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iallgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm, req);
+    return mcoll_next_Iallgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm, req);
 }
 
 static int ialltoall(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ialltoall(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm, req);
+    return mcoll_next_Ialltoall(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm, req);
 }
 
 static int ialltoallv(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ialltoallv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcounts, c->rdispls,
+    return mcoll_next_Ialltoallv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcounts, c->rdispls,
                            c->recvtype, c->comm, req);
 }
 
 static int ialltoallw(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ialltoallw(sendbuf, c->sendcounts, c->sdispls, c->sendtypes, recvbuf, c->recvcounts, c->rdispls,
+    return mcoll_next_Ialltoallw(sendbuf, c->sendcounts, c->sdispls, c->sendtypes, recvbuf, c->recvcounts, c->rdispls,
                            c->recvtypes, c->comm, req);
 }
 
 static int igather(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Igather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm, req);
+    return mcoll_next_Igather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm, req);
 }
 
 static int igatherv(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Igatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->root,
+    return mcoll_next_Igatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->root,
                          c->comm, req);
 }
 
 static int iscatter(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iscatter(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm, req);
+    return mcoll_next_Iscatter(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm, req);
 }
 
 static int iscatterv(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iscatterv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcount, c->recvtype, c->root,
+    return mcoll_next_Iscatterv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcount, c->recvtype, c->root,
                           c->comm, req);
 }
 

@@ -6,12 +6,12 @@
 
 static int iscan(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iscan(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Iscan(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
 }
 
 static int iexscan(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iexscan(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Iexscan(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
 }
 
 #ifdef PMPI_INIT
