@@ -25,11 +25,11 @@ static inline void check_kernel_view(const mcoll_comm *comm)
     const unsigned char *pad = (const unsigned char *)t->peer_signal[t->rank];
     size_t nonzero = 0;
     for (int i = 0; i < t->size; i++)
-        CHECK(mcoll_contract_kernel_access(NULL, (CUdeviceptr)(uintptr_t)t->peer_signal[i], slot, 1) == 0);
+        CHECK(mcoll_contract_kernel_access(NULL, (CUdeviceptr)(uintptr_t)t->peer_signal[i], slot, 1) == CUDA_SUCCESS);
     if (t->mc_signal && !t->mc_stride)
-        CHECK(mcoll_contract_kernel_access(NULL, (CUdeviceptr)(uintptr_t)t->mc_signal, slot, 1) == 0);
+        CHECK(mcoll_contract_kernel_access(NULL, (CUdeviceptr)(uintptr_t)t->mc_signal, slot, 1) == CUDA_SUCCESS);
     for (int i = 0; t->mc_signal && t->mc_stride && i < t->size; i++)
-        CHECK(mcoll_contract_kernel_access(NULL, (CUdeviceptr)(uintptr_t)t->mc_signal + i * t->mc_stride, slot, 1) == 0);
+        CHECK(mcoll_contract_kernel_access(NULL, (CUdeviceptr)(uintptr_t)t->mc_signal + i * t->mc_stride, slot, 1) == CUDA_SUCCESS);
     for (size_t k = 0; k < MCOLL_SIGNAL_BYTES; k++) nonzero += pad[k] != 0;
     if (nonzero) fprintf(stderr, "rank %d: %zu bytes of the signal pad are not zero\n", t->rank, nonzero);
     CHECK(nonzero == 0);

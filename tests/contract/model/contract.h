@@ -169,8 +169,8 @@ void mcoll_contract_live_print(FILE *out);
  * access (cuMemSetAccess), and where it is a multicast mapping, this device's memory is bound
  * under every byte. The range then stays in flight until cuStreamSynchronize of that stream,
  * or cuCtxSynchronize: cuMemUnmap of memory still in flight is a violation (NOT_PERMITTED).
- * Returns 0, or -1 with the violation recorded (entry name "kernel"). */
-int mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, int write);
+ * Returns CUDA_SUCCESS, or the error with the violation recorded (entry name "kernel"). */
+CUresult mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, int write);
 
 /* Forget counts, the log, violations and fault rules (objects and configuration stay). */
 void mcoll_contract_reset(void);

@@ -44,20 +44,19 @@ static const char *multicast_unbound(uintptr_t ptr, size_t size, size_t *where)
     return NULL;
 }
 
-int mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, int write)
+CUresult mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, int write)
 {
     model_call call;
     CUresult rc = model_enter(&call, MODEL_KERNEL, 1, "stream=%p, ptr=%#llx, size=%zu, %s", (void *)stream,
                               (unsigned long long)ptr, size, write ? "write" : "read");
-    if (rc != CUDA_SUCCESS) return -1;
-    if (!model_valid_stream(stream))
-        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream"), -1;
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_stream(stream)) return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
     const char *why = model_check_range((uintptr_t)ptr, size, write, 1);
-    if (why) return model_violation(&call, CUDA_ERROR_ILLEGAL_ADDRESS, "%s", why), -1;
+    if (why) return model_violation(&call, CUDA_ERROR_ILLEGAL_ADDRESS, "%s", why);
     size_t where = 0;
     why = multicast_unbound((uintptr_t)ptr, size, &where);
-    if (why) return model_violation(&call, CUDA_ERROR_ILLEGAL_ADDRESS, "byte %zu of the multicast object: %s",
-                                    where, why), -1;
+    if (why)
+        return model_violation(&call, CUDA_ERROR_ILLEGAL_ADDRESS, "byte %zu of the multicast object: %s", where, why);
     model_work *w = calloc(1, sizeof *w);
     if (w) {
         w->stream = stream;
@@ -65,8 +64,7 @@ int mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, 
         w->size = size;
         model_list_push(&model.work, &w->node);
     }
-    model_leave(&call, CUDA_SUCCESS);
-    return 0;
+    return model_leave(&call, CUDA_SUCCESS);
 }
 
 void model_work_done(CUstream stream, int every_stream)
