@@ -3,8 +3,8 @@
  *   - access: every unicast slot and the multicast mapping writable over the whole symmetric
  *     size, and this device's memory bound under every byte of the multicast mapping;
  *   - signal pads zero although new memory holds garbage;
- *   - teardown waits for the kernels in flight before unmapping, and unmaps the multicast
- *     range before unbinding (model rules);
+ *   - teardown (mcoll_comm_destroy, and mcoll_team_destroy on its own) waits for the kernels
+ *     in flight before unmapping, and unmaps the multicast range before unbinding (model rules);
  *   - devices with different allocation granularities, and ranks with different buffer sizes
  *     (memory limits): every rank still maps every peer's whole allocation, none past it.
  * Every case ends with no violation and no live object. */
@@ -35,6 +35,26 @@ static void team_cycle(const char *name, mcoll_config config, mcoll_engine want)
     case_end(name);
 }
 
+/* mcoll_team_destroy stands alone (it also undoes half-built teams, and its callers may own
+ * the streams the team's kernels run on): with a kernel in flight, it waits before unmapping. */
+static void team_destroy_waits(void)
+{
+    mcoll_config config = team_config(MCOLL_ON);
+    mcoll_comm *comm = NULL;
+    int violations = mcoll_contract_violations();
+    case_begin();
+    CHECK(mcoll_comm_create(MPI_COMM_WORLD, &config, &comm) == MCOLL_SUCCESS);
+    if (comm) {
+        check_kernel_view(comm);
+        MPI_Barrier(MPI_COMM_WORLD); /* what mcoll_comm_destroy adds: no peer still reads */
+        mcoll_team_destroy(comm->team);
+        free(comm);
+    }
+    CHECK(mcoll_contract_violations() == violations);
+    CHECK(mcoll_contract_live("mapping") == 0 && mcoll_contract_live("reservation") == 0);
+    case_end("team teardown waits for its kernels");
+}
+
 int main(int argc, char **argv)
 {
     int rc = team_test_start(&argc, &argv, "mpi_team_kernel_view");
@@ -43,6 +63,7 @@ int main(int argc, char **argv)
 
     team_cycle("kernel view: multicast team", team_config(MCOLL_ON), MCOLL_ENGINE_NVLS);
     team_cycle("kernel view: unicast team", team_config(MCOLL_OFF), MCOLL_ENGINE_UNICAST);
+    team_destroy_waits();
 
     /* Device 1's memory comes in larger granules than the others': every size and address of
      * the team must suit the largest (its cuMemCreate and every rank's cuMemMap of it). */
