@@ -34,8 +34,11 @@ static int map_aliases(mcoll_team *team)
     mcoll_symmetric *s = &team->symm;
     mcoll_multimem_alias *a = &team->alias;
     size_t bytes = s->size * (size_t)team->size;
+    /* The largest power of two dividing the slot size: a multiple of every device's granularity,
+     * since the size is a multiple of the agreed (largest) one. */
+    size_t alignment = s->size & (~s->size + 1);
     int i;
-    if (mcoll_cu.cuMemAddressReserve(&a->base, bytes, s->size, 0, 0) != CUDA_SUCCESS) return 0;
+    if (mcoll_cu.cuMemAddressReserve(&a->base, bytes, alignment, 0, 0) != CUDA_SUCCESS) return 0;
     a->reserved = bytes;
     for (i = 0; i < team->size; i++) {
         CUdeviceptr at = a->base + (CUdeviceptr)i * s->size;

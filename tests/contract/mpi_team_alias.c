@@ -12,13 +12,14 @@
 /* What libmcoll_guard.so exports; the library honours the test switch only when it finds it. */
 __attribute__((visibility("default"))) const int mcoll_guard_active = 1;
 
-static void alias_case(const char *name, mcoll_tristate nvls)
+static void alias_case(const char *name, mcoll_tristate nvls, size_t buffer_size)
 {
     mcoll_config config = team_config(nvls);
     mcoll_comm *comm = NULL;
     mcoll_comm_info_t info;
     long multicast_calls = mcoll_contract_calls("cuMulticast");
     int violations = mcoll_contract_violations();
+    config.buffer_size = buffer_size;
     case_begin();
     CHECK(mcoll_comm_create(MPI_COMM_WORLD, &config, &comm) == MCOLL_SUCCESS);
     if (comm) {
@@ -46,8 +47,13 @@ int main(int argc, char **argv)
     setenv("MCOLL_TEST_EMULATE_MULTIMEM", "1", 1);
     rc = team_test_start(&argc, &argv, "mpi_team_alias");
     if (rc) return rc;
-    alias_case("emulated multimem: aliases mapped, no multicast call", MCOLL_OFF);
-    alias_case("emulated multimem: a real multicast object wins", MCOLL_ON);
+    alias_case("emulated multimem: aliases mapped, no multicast call", MCOLL_OFF, 4 * TEAM_MIB);
+    alias_case("emulated multimem: a real multicast object wins", MCOLL_ON, 4 * TEAM_MIB);
+    /* Slots of 24 MiB on devices of 2 and 8 MiB granules: the aliases must sit on multiples of
+     * the largest granule, with an alignment that is a power of two. */
+    CHECK(mcoll_contract_set_granularity(1, 8 * TEAM_MIB, 8 * TEAM_MIB) == 0);
+    alias_case("emulated multimem: 24 MiB slots, devices with different granularities", MCOLL_OFF, 24 * TEAM_MIB);
+    CHECK(mcoll_contract_set_granularity(1, 0, 0) == 0);
     rc = team_test_exit("mpi_team_alias");
     MPI_Finalize();
     return rc;

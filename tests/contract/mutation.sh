@@ -92,7 +92,7 @@ while [ "$n" -le "$count" ]; do
             for t in $TESTS; do
                 if ! timeout "$LIMIT" "$MPIRUN" -np "$NP" --oversubscribe "$BUILD/tests/contract/$t" \
                      > "$tmp/test.log" 2>&1; then
-                    reason=$(grep -m 1 -E 'violation|check failed|FAIL' "$tmp/test.log" | cut -c1-140)
+                    reason=$(grep -m 1 -E 'violation|check failed|FAIL' "$tmp/test.log" | sed "s|$SRCDIR/||g" | cut -c1-140)
                     verdict="caught by $t${reason:+: $reason}"
                     break
                 fi
