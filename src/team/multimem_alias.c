@@ -27,8 +27,8 @@ int mcoll_alias_wanted(void)
     return 1;
 }
 
-/* Rank i's memory mapped again at base + i * size, readable and writable: st and red write
- * through the aliases, as multimem.st and multimem.red write through the multicast mapping. */
+/* Rank i's memory mapped again at base + i * size, readable and writable: the emulated
+ * multimem.st writes through the aliases as the real one writes through the multicast mapping. */
 static int map_aliases(mcoll_team *team)
 {
     mcoll_symmetric *s = &team->symm;
