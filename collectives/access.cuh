@@ -1,4 +1,4 @@
-/* The two access layers. Every algorithm is written once against this interface:
+/* The access layers. Every algorithm is written once against this interface:
  *   ld_reduce<K>(t, off)  load the 16-byte pack at data-area offset `off` from every rank, reduced
  *   st(t, off, v)         store a 16-byte pack at data-area offset `off` on every rank
  *   arrive(t, b)          add 1 to counter [b][rank] in every rank's signal pad (release)
@@ -75,6 +75,39 @@ struct Unicast {
 
 };
 
+/* The multimem.ld_reduce form (multimem_instr.cuh) that reduces kind K. */
+template <class K> constexpr auto multimem_form() {
+    using T = typename K::elem;
+    constexpr int op = K::op;
+    if constexpr (std::is_same<T, float>::value && op == MCOLL_SUM) return MmAddV4F32{};
+    else if constexpr (std::is_same<T, double>::value && op == MCOLL_SUM) return MmAddF64{};
+    else if constexpr (std::is_same<T, __half>::value && op == MCOLL_SUM) return MmAddAccF32V4F16x2{};
+    else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MIN) return MmMinV4F16x2{};
+    else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MAX) return MmMaxV4F16x2{};
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_SUM) return MmAddAccF32V4BF16x2{};
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MIN) return MmMinV4BF16x2{};
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MAX) return MmMaxV4BF16x2{};
+    else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_SUM) return MmAddU32{};
+    else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MIN) return MmMinU32{};
+    else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MAX) return MmMaxU32{};
+    else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MIN) return MmMinS32{};
+    else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MAX) return MmMaxS32{};
+    else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_SUM) return MmAddU64{};
+    else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MIN) return MmMinU64{};
+    else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MAX) return MmMaxU64{};
+    else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MIN) return MmMinS64{};
+    else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MAX) return MmMaxS64{};
+    else if constexpr (op == MCOLL_BAND) return MmAndB64{};
+    else if constexpr (op == MCOLL_BOR) return MmOrB64{};
+    else if constexpr (op == MCOLL_BXOR) return MmXorB64{};
+    else {
+        static_assert(always_false<K>::value,
+                      "multimem.ld_reduce cannot do this kind; multimem_table.cuh must say 0");
+        return MmAddV4F32{};
+    }
+}
+template <class K> using MultimemForm = decltype(multimem_form<K>());
+
 /* The multimem layer, written once over where its requests go (multimem_port.cuh): which
  * multimem.ld_reduce form serves each kind, how many requests a 16-byte pack takes, and the
  * fences, are the same for the switch and for the tests' emulation of it. */
@@ -84,34 +117,7 @@ template <class Port> struct MultimemLayer {
 
     template <class K>
     static __device__ __forceinline__ uint4 ld_reduce(const mcoll_dev_team &t, size_t off) {
-        using T = typename K::elem;
-        constexpr int op = K::op;
-        if constexpr (std::is_same<T, float>::value && op == MCOLL_SUM) return pack<MmAddV4F32>(t, off);
-        else if constexpr (std::is_same<T, double>::value && op == MCOLL_SUM) return pack<MmAddF64>(t, off);
-        else if constexpr (std::is_same<T, __half>::value && op == MCOLL_SUM) return pack<MmAddAccF32V4F16x2>(t, off);
-        else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MIN) return pack<MmMinV4F16x2>(t, off);
-        else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MAX) return pack<MmMaxV4F16x2>(t, off);
-        else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_SUM) return pack<MmAddAccF32V4BF16x2>(t, off);
-        else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MIN) return pack<MmMinV4BF16x2>(t, off);
-        else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MAX) return pack<MmMaxV4BF16x2>(t, off);
-        else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_SUM) return pack<MmAddU32>(t, off);
-        else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MIN) return pack<MmMinU32>(t, off);
-        else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MAX) return pack<MmMaxU32>(t, off);
-        else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MIN) return pack<MmMinS32>(t, off);
-        else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MAX) return pack<MmMaxS32>(t, off);
-        else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_SUM) return pack<MmAddU64>(t, off);
-        else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MIN) return pack<MmMinU64>(t, off);
-        else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MAX) return pack<MmMaxU64>(t, off);
-        else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MIN) return pack<MmMinS64>(t, off);
-        else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MAX) return pack<MmMaxS64>(t, off);
-        else if constexpr (op == MCOLL_BAND) return pack<MmAndB64>(t, off);
-        else if constexpr (op == MCOLL_BOR) return pack<MmOrB64>(t, off);
-        else if constexpr (op == MCOLL_BXOR) return pack<MmXorB64>(t, off);
-        else {
-            static_assert(always_false<K>::value,
-                          "multimem.ld_reduce cannot do this kind; multimem_table.cuh must say 0");
-            return uint4{};
-        }
+        return pack<MultimemForm<K>>(t, off);
     }
 
     static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) {
@@ -122,7 +128,7 @@ template <class Port> struct MultimemLayer {
      * released and acquired through one proxy, and only the data crosses proxies (the fences
      * below). A multimem.red would cost the same (one request per peer, in parallel threads,
      * against one the switch fans out) but would add a proxy crossing to every barrier
-     * (collectives/README.md, "Memory model"). */
+     * (collectives/README.md, "Memory model of the multimem layer"). */
     static __device__ __forceinline__ void arrive(const mcoll_dev_team &t, int block) { Unicast::arrive(t, block); }
 
     /* Data moves through one mapping (copies through unicast, ld_reduce/st through multicast)

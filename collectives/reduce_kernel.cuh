@@ -118,6 +118,9 @@ template <class A, class K, bool Scan = false> int launch(const ReduceParams &p,
 
 template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, Layer layer, void *stream) {
     using K = typename KindOf<D, O>::type;
+    if constexpr (multimem_width(D, O) != 0)
+        static_assert(sizeof(typename MultimemForm<K>::word) == multimem_width(D, O),
+                      "the multimem layer's request for this pair is not as wide as multimem_table.cuh says");
     if (p.call.scan) return launch<Unicast, K, true>(p, stream);
     return on_layer<multimem_width(D, O) != 0>(layer, [&](auto a) { return launch<decltype(a), K>(p, stream); });
 }
