@@ -1,15 +1,19 @@
-/* The two access layers. Every algorithm is written once against this interface:
+/* The access layers. Every algorithm is written once against this interface:
  *   ld_reduce<K>(t, off)  load the 16-byte pack at data-area offset `off` from every rank, reduced
  *   st(t, off, v)         store a 16-byte pack at data-area offset `off` on every rank
  *   arrive(t, b)          add 1 to counter [b][rank] in every rank's signal pad (release)
  *   fence_before_arrive(), fence_after_wait()   what the layer needs around a barrier
- * Unicast spells them as loops over the peers' mapped buffers; Multimem as one multimem
- * instruction on the multicast mapping. */
+ * Unicast spells them as loops over the peers' mapped buffers; Multimem as multimem
+ * instructions on the multicast mapping; MultimemEmulated (tests only) as the same requests
+ * over a second mapping of every rank's memory (multimem_port.cuh). */
 #ifndef MCOLL_ACCESS_CUH
 #define MCOLL_ACCESS_CUH
 
 #include <type_traits>
 #include "launch.h"
+#include "launch_common.cuh"
+#include "multimem_instr.cuh"
+#include "multimem_port.cuh"
 #include "ptx.cuh"
 #include "reduce_ops.cuh"
 
@@ -71,81 +75,61 @@ struct Unicast {
 
 };
 
-struct Multimem {
+/* The multimem.ld_reduce form (multimem_instr.cuh) that reduces kind K. */
+template <class K> constexpr auto multimem_form() {
+    using T = typename K::elem;
+    constexpr int op = K::op;
+    if constexpr (std::is_same<T, float>::value && op == MCOLL_SUM) return MmAddV4F32{};
+    else if constexpr (std::is_same<T, double>::value && op == MCOLL_SUM) return MmAddF64{};
+    else if constexpr (std::is_same<T, __half>::value && op == MCOLL_SUM) return MmAddAccF32V4F16x2{};
+    else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MIN) return MmMinV4F16x2{};
+    else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MAX) return MmMaxV4F16x2{};
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_SUM) return MmAddAccF32V4BF16x2{};
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MIN) return MmMinV4BF16x2{};
+    else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MAX) return MmMaxV4BF16x2{};
+    else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_SUM) return MmAddU32{};
+    else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MIN) return MmMinU32{};
+    else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MAX) return MmMaxU32{};
+    else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MIN) return MmMinS32{};
+    else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MAX) return MmMaxS32{};
+    else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_SUM) return MmAddU64{};
+    else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MIN) return MmMinU64{};
+    else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MAX) return MmMaxU64{};
+    else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MIN) return MmMinS64{};
+    else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MAX) return MmMaxS64{};
+    else if constexpr (op == MCOLL_BAND) return MmAndB64{};
+    else if constexpr (op == MCOLL_BOR) return MmOrB64{};
+    else if constexpr (op == MCOLL_BXOR) return MmXorB64{};
+    else {
+        static_assert(always_false<K>::value,
+                      "multimem.ld_reduce cannot do this kind; multimem_table.cuh must say 0");
+        return MmAddV4F32{};
+    }
+}
+template <class K> using MultimemForm = decltype(multimem_form<K>());
+
+/* The multimem layer, written once over where its requests go (multimem_port.cuh): which
+ * multimem.ld_reduce form serves each kind, how many requests a 16-byte pack takes, and the
+ * fences, are the same for the switch and for the tests' emulation of it. */
+template <class Port> struct MultimemLayer {
     static constexpr bool kMultimem = true;
     static constexpr int kUnroll = 4;
 
     template <class K>
     static __device__ __forceinline__ uint4 ld_reduce(const mcoll_dev_team &t, size_t off) {
-        using T = typename K::elem;
-        constexpr int op = K::op;
-        const char *p = (const char *)t.mc_data + off;
-        if constexpr (std::is_same<T, float>::value && op == MCOLL_SUM) {
-            return multimem_ld_reduce_add_v4f32(p);
-        } else if constexpr (std::is_same<T, double>::value && op == MCOLL_SUM) {
-            return pack64(multimem_ld_reduce_add_f64(p), multimem_ld_reduce_add_f64(p + 8));
-        } else if constexpr (std::is_same<T, __half>::value && op == MCOLL_SUM) {
-            return multimem_ld_reduce_add_acc_f32_v4f16x2(p);
-        } else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MIN) {
-            return multimem_ld_reduce_min_v4f16x2(p);
-        } else if constexpr (std::is_same<T, __half>::value && op == MCOLL_MAX) {
-            return multimem_ld_reduce_max_v4f16x2(p);
-        } else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_SUM) {
-            return multimem_ld_reduce_add_acc_f32_v4bf16x2(p);
-        } else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MIN) {
-            return multimem_ld_reduce_min_v4bf16x2(p);
-        } else if constexpr (std::is_same<T, __nv_bfloat16>::value && op == MCOLL_MAX) {
-            return multimem_ld_reduce_max_v4bf16x2(p);
-        } else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_SUM) {
-            return pack32(multimem_ld_reduce_add_u32(p), multimem_ld_reduce_add_u32(p + 4),
-                          multimem_ld_reduce_add_u32(p + 8), multimem_ld_reduce_add_u32(p + 12));
-        } else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MIN) {
-            return pack32(multimem_ld_reduce_min_u32(p), multimem_ld_reduce_min_u32(p + 4),
-                          multimem_ld_reduce_min_u32(p + 8), multimem_ld_reduce_min_u32(p + 12));
-        } else if constexpr (std::is_same<T, uint32_t>::value && op == MCOLL_MAX) {
-            return pack32(multimem_ld_reduce_max_u32(p), multimem_ld_reduce_max_u32(p + 4),
-                          multimem_ld_reduce_max_u32(p + 8), multimem_ld_reduce_max_u32(p + 12));
-        } else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MIN) {
-            return pack32(multimem_ld_reduce_min_s32(p), multimem_ld_reduce_min_s32(p + 4),
-                          multimem_ld_reduce_min_s32(p + 8), multimem_ld_reduce_min_s32(p + 12));
-        } else if constexpr (std::is_same<T, int32_t>::value && op == MCOLL_MAX) {
-            return pack32(multimem_ld_reduce_max_s32(p), multimem_ld_reduce_max_s32(p + 4),
-                          multimem_ld_reduce_max_s32(p + 8), multimem_ld_reduce_max_s32(p + 12));
-        } else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_SUM) {
-            return pack64(multimem_ld_reduce_add_u64(p), multimem_ld_reduce_add_u64(p + 8));
-        } else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MIN) {
-            return pack64(multimem_ld_reduce_min_u64(p), multimem_ld_reduce_min_u64(p + 8));
-        } else if constexpr (std::is_same<T, uint64_t>::value && op == MCOLL_MAX) {
-            return pack64(multimem_ld_reduce_max_u64(p), multimem_ld_reduce_max_u64(p + 8));
-        } else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MIN) {
-            return pack64(multimem_ld_reduce_min_s64(p), multimem_ld_reduce_min_s64(p + 8));
-        } else if constexpr (std::is_same<T, int64_t>::value && op == MCOLL_MAX) {
-            return pack64(multimem_ld_reduce_max_s64(p), multimem_ld_reduce_max_s64(p + 8));
-        } else if constexpr (op == MCOLL_BAND) {
-            return pack64(multimem_ld_reduce_and_b64(p), multimem_ld_reduce_and_b64(p + 8));
-        } else if constexpr (op == MCOLL_BOR) {
-            return pack64(multimem_ld_reduce_or_b64(p), multimem_ld_reduce_or_b64(p + 8));
-        } else if constexpr (op == MCOLL_BXOR) {
-            return pack64(multimem_ld_reduce_xor_b64(p), multimem_ld_reduce_xor_b64(p + 8));
-        } else {
-            static_assert(always_false<K>::value,
-                          "multimem.ld_reduce cannot do this kind; multimem_table.cuh must say 0");
-            return uint4{};
-        }
+        return pack<MultimemForm<K>>(t, off);
     }
 
     static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) {
-        multimem_st_v4f32((char *)t.mc_data + off, v);
+        Port::st(t, off, v);
     }
 
-    /* The add reaches every rank's pad; the proxy fence after it orders it before this
-     * thread's spin on the unicast mapping of its own pad. */
-    static __device__ __forceinline__ void arrive(const mcoll_dev_team &t, int block) {
-        if (threadIdx.x == 0) {
-            multimem_red_release_sys_add_u64(t.mc_signal + signal_slot(block, t.rank), 1);
-            fence_proxy_alias();
-        }
-    }
+    /* Arrival goes through the unicast mappings, as on the unicast layer: the flags are then
+     * released and acquired through one proxy, and only the data crosses proxies (the fences
+     * below). A multimem.red would cost the same (one request per peer, in parallel threads,
+     * against one the switch fans out) but would add a proxy crossing to every barrier
+     * (collectives/README.md, "Memory model of the multimem layer"). */
+    static __device__ __forceinline__ void arrive(const mcoll_dev_team &t, int block) { Unicast::arrive(t, block); }
 
     /* Data moves through one mapping (copies through unicast, ld_reduce/st through multicast)
      * and the flags through the other, so every thread orders its own accesses across the
@@ -154,13 +138,45 @@ struct Multimem {
     static __device__ __forceinline__ void fence_after_wait() { fence_proxy_alias(); }
 
 private:
-    static __device__ __forceinline__ uint4 pack32(uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
-        return make_uint4(a, b, c, d);
-    }
-    static __device__ __forceinline__ uint4 pack64(uint64_t a, uint64_t b) {
-        return make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)b, (uint32_t)(b >> 32));
+    /* A 16-byte pack as 16 / sizeof(word) requests of form I: four 32-bit integer requests,
+     * two 64-bit ones (f64, 64-bit integers, every bitwise op on .b64 lanes), or one vector. */
+    template <class I>
+    static __device__ __forceinline__ uint4 pack(const mcoll_dev_team &t, size_t off) {
+        using W = typename I::word;
+        if constexpr (sizeof(W) == 16) {
+            return Port::template ld_reduce<I>(t, off);
+        } else if constexpr (sizeof(W) == 8) {
+            const uint64_t a = Port::template ld_reduce<I>(t, off), b = Port::template ld_reduce<I>(t, off + 8);
+            return make_uint4((uint32_t)a, (uint32_t)(a >> 32), (uint32_t)b, (uint32_t)(b >> 32));
+        } else {
+            return make_uint4(Port::template ld_reduce<I>(t, off), Port::template ld_reduce<I>(t, off + 4),
+                              Port::template ld_reduce<I>(t, off + 8), Port::template ld_reduce<I>(t, off + 12));
+        }
     }
 };
+
+using Multimem = MultimemLayer<SwitchPort>;
+using MultimemEmulated = MultimemLayer<AliasPort>;
+
+/* The layer a call runs on: unicast, unless the team has multicast mappings (or, in tests,
+ * their emulation) and the call asked for multimem. */
+enum class Layer { Unicast, Multimem, MultimemEmulated };
+
+inline Layer pick_layer(const mcoll_dev_team *t, mcoll_access access) {
+    if (!use_multimem(t, access)) return Layer::Unicast;
+    return t->mc_stride ? Layer::MultimemEmulated : Layer::Multimem;
+}
+
+/* launch(layer) with the layer's type; kernels without a multimem form (HasMultimem false)
+ * are instantiated on the unicast layer only. */
+template <bool HasMultimem, class F> int on_layer(Layer layer, F &&launch) {
+    if constexpr (kMultimemBuilt && HasMultimem) {
+        if (layer == Layer::Multimem) return launch(Multimem{});
+        if (layer == Layer::MultimemEmulated) return launch(MultimemEmulated{});
+    }
+    (void)layer;
+    return launch(Unicast{});
+}
 
 } // namespace mcoll
 #endif /* MCOLL_ACCESS_CUH */

@@ -23,7 +23,6 @@ template <class A> int launch(const mcoll_dev_team *team, void *stream) {
 
 int mcoll_launch_barrier(const mcoll_dev_team *team, mcoll_access access, void *stream) {
     if (!mcoll::team_ok(team)) return MCOLL_LAUNCH_UNSUPPORTED;
-    if constexpr (mcoll::kMultimemBuilt)
-        if (mcoll::use_multimem(team, access)) return mcoll::launch<mcoll::Multimem>(team, stream);
-    return mcoll::launch<mcoll::Unicast>(team, stream);
+    return mcoll::on_layer<true>(mcoll::pick_layer(team, access),
+                                 [&](auto layer) { return mcoll::launch<decltype(layer)>(team, stream); });
 }

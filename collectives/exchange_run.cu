@@ -97,9 +97,7 @@ int run_exchange(const mcoll_dev_team *team, mcoll_access access, const Exchange
     p.team = *team;
     p.call = call;
     if (make_exchange_sched(team, call, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
-    if constexpr (kMultimemBuilt)
-        if (use_multimem(team, access)) return launch<Multimem>(p, stream);
-    return launch<Unicast>(p, stream);
+    return on_layer<true>(pick_layer(team, access), [&](auto layer) { return launch<decltype(layer)>(p, stream); });
 }
 
 } // namespace mcoll

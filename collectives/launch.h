@@ -54,6 +54,9 @@ typedef struct mcoll_dev_team {
     uint64_t *peer_signal[MCOLL_MAX_RANKS];    /* unicast view of each rank's signal pad */
     void *mc_data;                             /* multicast view of the data area, or NULL */
     uint64_t *mc_signal;                       /* multicast view of the signal pads, or NULL */
+    size_t mc_stride;                          /* 0 with multicast. Tests' emulation of it: rank p's
+                                                  aliased memory at mc_data/mc_signal + p * mc_stride */
+    unsigned mc_turn;                          /* emulation: moves the rank it starts combining at */
     uint64_t *epochs;                          /* local device memory: [MCOLL_MAX_BLOCKS] epochs */
     int num_sms;                               /* multiprocessors of this GPU */
     int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */

@@ -37,16 +37,6 @@ __device__ __forceinline__ void red_release_sys_add_u64(uint64_t *p, uint64_t v)
     asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(p)), "l"(v) : "memory");
 }
 
-__device__ __forceinline__ void multimem_red_release_sys_add_u64(uint64_t *mc, uint64_t v) {
-#if MCOLL_MULTIMEM_ISA
-    asm volatile("multimem.red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(mc)), "l"(v)
-                 : "memory");
-#else
-    (void)mc; (void)v;
-    __trap();
-#endif
-}
-
 /* Orders this thread's accesses made through the multicast and unicast mappings of the same
  * memory (virtual aliases are different proxies in the PTX memory model). */
 __device__ __forceinline__ void fence_proxy_alias() {
@@ -74,6 +64,19 @@ __device__ __forceinline__ uint4 ld_global_v4(const void *p) {
     uint4 v;
     asm volatile("ld.global.v4.b32 {%0,%1,%2,%3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(gaddr(p)) : "memory");
+    return v;
+}
+
+/* Narrower loads, for the emulated multimem layer's 4- and 8-byte requests. */
+__device__ __forceinline__ uint32_t ld_global_u32(const void *p) {
+    uint32_t v;
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(gaddr(p)) : "memory");
+    return v;
+}
+
+__device__ __forceinline__ uint64_t ld_global_u64(const void *p) {
+    uint64_t v;
+    asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(gaddr(p)) : "memory");
     return v;
 }
 

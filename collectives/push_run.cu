@@ -88,9 +88,7 @@ int run_push(const mcoll_dev_team *team, mcoll_access access, const PushCall &ca
     p.team = *team;
     p.call = call;
     if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
-    if constexpr (kMultimemBuilt)
-        if (use_multimem(team, access)) return launch<Multimem>(p, stream);
-    return launch<Unicast>(p, stream);
+    return on_layer<true>(pick_layer(team, access), [&](auto layer) { return launch<decltype(layer)>(p, stream); });
 }
 
 } // namespace mcoll

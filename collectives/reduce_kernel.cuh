@@ -116,39 +116,39 @@ template <class A, class K, bool Scan = false> int launch(const ReduceParams &p,
     return check_launch();
 }
 
-template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, bool mm, void *stream) {
+template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, Layer layer, void *stream) {
     using K = typename KindOf<D, O>::type;
+    if constexpr (multimem_width(D, O) != 0)
+        static_assert(sizeof(typename MultimemForm<K>::word) == multimem_width(D, O),
+                      "the multimem layer's request for this pair is not as wide as multimem_table.cuh says");
     if (p.call.scan) return launch<Unicast, K, true>(p, stream);
-    if constexpr (kMultimemBuilt && multimem_width(D, O) != 0)
-        if (mm) return launch<Multimem, K>(p, stream);
-    (void)mm;
-    return launch<Unicast, K>(p, stream);
+    return on_layer<multimem_width(D, O) != 0>(layer, [&](auto a) { return launch<decltype(a), K>(p, stream); });
 }
 
 /* Only the pairs dtype_table.cuh lists are instantiated. */
-template <mcoll_dtype D, mcoll_op O> int run_if(const ReduceParams &p, bool mm, void *stream) {
+template <mcoll_dtype D, mcoll_op O> int run_if(const ReduceParams &p, Layer layer, void *stream) {
     if constexpr (reduce_supported(D, O)) {
-        return run<D, O>(p, mm, stream);
+        return run<D, O>(p, layer, stream);
     } else {
-        (void)p, (void)mm, (void)stream;
+        (void)p, (void)layer, (void)stream;
         return MCOLL_LAUNCH_UNSUPPORTED;
     }
 }
 
-template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {
     switch (op) {
-    case MCOLL_SUM: return run_if<D, MCOLL_SUM>(p, mm, stream);
-    case MCOLL_PROD: return run_if<D, MCOLL_PROD>(p, mm, stream);
-    case MCOLL_MIN: return run_if<D, MCOLL_MIN>(p, mm, stream);
-    case MCOLL_MAX: return run_if<D, MCOLL_MAX>(p, mm, stream);
-    case MCOLL_BAND: return run_if<D, MCOLL_BAND>(p, mm, stream);
-    case MCOLL_BOR: return run_if<D, MCOLL_BOR>(p, mm, stream);
-    case MCOLL_BXOR: return run_if<D, MCOLL_BXOR>(p, mm, stream);
-    case MCOLL_LAND: return run_if<D, MCOLL_LAND>(p, mm, stream);
-    case MCOLL_LOR: return run_if<D, MCOLL_LOR>(p, mm, stream);
-    case MCOLL_LXOR: return run_if<D, MCOLL_LXOR>(p, mm, stream);
-    case MCOLL_MINLOC: return run_if<D, MCOLL_MINLOC>(p, mm, stream);
-    case MCOLL_MAXLOC: return run_if<D, MCOLL_MAXLOC>(p, mm, stream);
+    case MCOLL_SUM: return run_if<D, MCOLL_SUM>(p, layer, stream);
+    case MCOLL_PROD: return run_if<D, MCOLL_PROD>(p, layer, stream);
+    case MCOLL_MIN: return run_if<D, MCOLL_MIN>(p, layer, stream);
+    case MCOLL_MAX: return run_if<D, MCOLL_MAX>(p, layer, stream);
+    case MCOLL_BAND: return run_if<D, MCOLL_BAND>(p, layer, stream);
+    case MCOLL_BOR: return run_if<D, MCOLL_BOR>(p, layer, stream);
+    case MCOLL_BXOR: return run_if<D, MCOLL_BXOR>(p, layer, stream);
+    case MCOLL_LAND: return run_if<D, MCOLL_LAND>(p, layer, stream);
+    case MCOLL_LOR: return run_if<D, MCOLL_LOR>(p, layer, stream);
+    case MCOLL_LXOR: return run_if<D, MCOLL_LXOR>(p, layer, stream);
+    case MCOLL_MINLOC: return run_if<D, MCOLL_MINLOC>(p, layer, stream);
+    case MCOLL_MAXLOC: return run_if<D, MCOLL_MAXLOC>(p, layer, stream);
     default: return MCOLL_LAUNCH_UNSUPPORTED;
     }
 }

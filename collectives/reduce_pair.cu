@@ -4,13 +4,13 @@
 
 namespace mcoll {
 
-int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {
     switch (dtype) {
-    case MCOLL_F32_I32: return run_op<MCOLL_F32_I32>(op, p, mm, stream);
-    case MCOLL_F64_I32: return run_op<MCOLL_F64_I32>(op, p, mm, stream);
-    case MCOLL_I64_I32: return run_op<MCOLL_I64_I32>(op, p, mm, stream);
-    case MCOLL_I32_I32: return run_op<MCOLL_I32_I32>(op, p, mm, stream);
-    case MCOLL_I16_I32: return run_op<MCOLL_I16_I32>(op, p, mm, stream);
+    case MCOLL_F32_I32: return run_op<MCOLL_F32_I32>(op, p, layer, stream);
+    case MCOLL_F64_I32: return run_op<MCOLL_F64_I32>(op, p, layer, stream);
+    case MCOLL_I64_I32: return run_op<MCOLL_I64_I32>(op, p, layer, stream);
+    case MCOLL_I32_I32: return run_op<MCOLL_I32_I32>(op, p, layer, stream);
+    case MCOLL_I16_I32: return run_op<MCOLL_I16_I32>(op, p, layer, stream);
     default: return MCOLL_LAUNCH_UNSUPPORTED;
     }
 }

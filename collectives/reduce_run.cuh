@@ -5,6 +5,7 @@
 #define MCOLL_REDUCE_RUN_CUH
 
 #include <stddef.h>
+#include "access.cuh"
 #include "dtype_table.cuh"
 #include "launch.h"
 #include "schedule.cuh"
@@ -47,10 +48,10 @@ struct ReduceParams {
 /* Launch by datatype: floating point and complex (reduce_float.cu), 32- and 64-bit integers
  * (reduce_int.cu), 8- and 16-bit integers, bytes and bools (reduce_small.cu), MINLOC/MAXLOC
  * pairs (reduce_pair.cu). Each answers MCOLL_LAUNCH_UNSUPPORTED for datatypes not its own. */
-int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
-int run_reduce_int(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
-int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
-int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream);
+int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream);
+int run_reduce_int(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream);
+int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream);
+int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream);
 
 /* The call for `bytes` of data reduced to every rank (root < 0) or to root: one-shot up to the
  * team's oneshot_max, two-shot (one 16-byte aligned slice per rank) above. */

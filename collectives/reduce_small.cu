@@ -5,14 +5,14 @@
 
 namespace mcoll {
 
-int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, bool mm, void *stream) {
+int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {
     switch (dtype) {
-    case MCOLL_I8: return run_op<MCOLL_I8>(op, p, mm, stream);
-    case MCOLL_U8: return run_op<MCOLL_U8>(op, p, mm, stream);
-    case MCOLL_I16: return run_op<MCOLL_I16>(op, p, mm, stream);
-    case MCOLL_U16: return run_op<MCOLL_U16>(op, p, mm, stream);
-    case MCOLL_BYTE: return run_op<MCOLL_BYTE>(op, p, mm, stream);
-    case MCOLL_BOOL: return run_op<MCOLL_BOOL>(op, p, mm, stream);
+    case MCOLL_I8: return run_op<MCOLL_I8>(op, p, layer, stream);
+    case MCOLL_U8: return run_op<MCOLL_U8>(op, p, layer, stream);
+    case MCOLL_I16: return run_op<MCOLL_I16>(op, p, layer, stream);
+    case MCOLL_U16: return run_op<MCOLL_U16>(op, p, layer, stream);
+    case MCOLL_BYTE: return run_op<MCOLL_BYTE>(op, p, layer, stream);
+    case MCOLL_BOOL: return run_op<MCOLL_BOOL>(op, p, layer, stream);
     default: return MCOLL_LAUNCH_UNSUPPORTED;
     }
 }

@@ -5,7 +5,8 @@
 
 static mcoll_access access_of(const mcoll_comm *comm)
 {
-    return comm->team->engine == MCOLL_ENGINE_NVLS ? MCOLL_ACCESS_MULTIMEM : MCOLL_ACCESS_UNICAST;
+    /* Multicast mappings, or the tests' emulation of them (team.h). */
+    return comm->team->dev.mc_data ? MCOLL_ACCESS_MULTIMEM : MCOLL_ACCESS_UNICAST;
 }
 
 /* Kernels launch into the current context. A team created on a thread without one runs in

@@ -186,6 +186,10 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     if (team->mc.active) {
         dev->mc_signal = (uint64_t *)(uintptr_t)team->mc.va;
         dev->mc_data = (void *)(uintptr_t)(team->mc.va + MCOLL_DATA_OFFSET);
+    } else if (team->alias.active) {
+        dev->mc_signal = (uint64_t *)(uintptr_t)team->alias.base;
+        dev->mc_data = (void *)(uintptr_t)(team->alias.base + MCOLL_DATA_OFFSET);
+        dev->mc_stride = team->symm.size;
     }
     dev->epochs = (uint64_t *)(uintptr_t)team->epochs;
     dev->num_sms = sms > 0 ? sms : 1;
@@ -264,6 +268,11 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     if (nvls && mcoll_multicast_setup(team) == MCOLL_SUCCESS) team->engine = MCOLL_ENGINE_NVLS;
     if (nvls && config->nvls == MCOLL_ON && team->engine != MCOLL_ENGINE_NVLS && rank == 0)
         MCOLL_WARN("multicast requested but not in use (%s)", team->nvls_reason);
+    if (team->engine != MCOLL_ENGINE_NVLS && mcoll_team_agree(team->comm, mcoll_alias_wanted()) &&
+        mcoll_alias_setup(team) == MCOLL_SUCCESS) {
+        size_t used = strlen(team->nvls_reason);
+        snprintf(team->nvls_reason + used, sizeof team->nvls_reason - used, "; tests: multimem emulated on aliases");
+    }
     if (!init_signals(team)) goto fail;
     team->watch.rank = rank;
     team->watch.size = size;
@@ -286,6 +295,7 @@ void mcoll_team_destroy(mcoll_team *team)
     if (!team) return;
     /* Kernels of this team may still be running on streams the caller owns. */
     if (team->symm.size) CU_WARN(cuCtxSynchronize());
+    mcoll_alias_destroy(team);
     mcoll_multicast_unbind(team);
     if (team->symm.size) memory_account(team->symm.size, 0);
     mcoll_symmetric_destroy(team);

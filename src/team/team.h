@@ -37,6 +37,15 @@ typedef struct {
     CUdeviceptr va;                               /* multicast address of the symmetric memory */
 } mcoll_multicast;
 
+/* Tests only (multimem_alias.c): every rank's symmetric memory mapped a second time, standing
+ * in for the multicast mapping so that the multimem layer runs on GPUs without multicast. */
+typedef struct {
+    int active;                                   /* the kernels use it as mc_data / mc_signal */
+    CUdeviceptr base;                             /* rank i's memory again at base + i * symm.size */
+    size_t reserved;                              /* bytes reserved at base */
+    int mapped[MCOLL_MAX_RANKS];                  /* which aliases are mapped */
+} mcoll_multimem_alias;
+
 /* How the team's ranks sit on GPUs: learnt at creation from every rank's device UUID. */
 typedef struct {
     int gpus;                    /* distinct GPUs in the team */
@@ -56,6 +65,7 @@ typedef struct mcoll_team {
     mcoll_handle_kind handle_kind;
     mcoll_symmetric symm;
     mcoll_multicast mc;
+    mcoll_multimem_alias alias;  /* tests only: multimem emulated without multicast */
     CUdeviceptr epochs;          /* device memory: per-block barrier epochs */
     CUstream stream;             /* blocking stream for calls made through MPI */
     mcoll_watch watch;           /* abort flag and peer processes (watchdog.h) */
@@ -90,6 +100,13 @@ mcoll_result mcoll_multicast_setup(mcoll_team *team);
  * release the multicast object last. */
 void mcoll_multicast_unbind(mcoll_team *team);
 void mcoll_multicast_release(mcoll_team *team);
+
+/* Tests only: 1 when MCOLL_TEST_EMULATE_MULTIMEM=1 and the GPU tests' multicast guard is loaded
+ * (users cannot select it). Setup is collective and agrees on status; on failure the team stays
+ * on the unicast layer. Destroy before the symmetric memory is. */
+int mcoll_alias_wanted(void);
+mcoll_result mcoll_alias_setup(mcoll_team *team);
+void mcoll_alias_destroy(mcoll_team *team);
 
 /* Share memory or multicast handles: ranks with have_mine set export `mine` (others pass 0);
  * imported[i] receives rank i's handle where it had one (have_imported[i] = 1), the caller's own

@@ -240,8 +240,8 @@ static void test_multicast_team(int sock)
     for (int r = 0; r < size; r++) CHECK(((volatile int *)(uintptr_t)mc_va)[r] == 100 + r);
     MPI_Barrier(MPI_COMM_WORLD);
 
+    unmap_and_free(mc_va, granularity);  /* unmap, then unbind */
     CHECK_OK(cu->cuMulticastUnbind(mc, rank, 0, granularity));
-    unmap_and_free(mc_va, granularity);
     CHECK_OK(cu->cuMemRelease(mem));
     CHECK_OK(cu->cuMemRelease(mc));
     CHECK(mcoll_contract_calls("cuMulticastCreate") == (rank == 0 ? 1 : 0));

@@ -477,6 +477,55 @@ static void rules_multicast_granularity(void)
     CHECK(mcoll_contract_configure(&saved) == 0);
 }
 
+/* Rules that bite when kernels run and at teardown: per-device granularity, access good
+ * enough for the kernel's access, multicast bytes backed by bound memory, no unmap under work
+ * in flight, no unbind under a mapping. */
+static void rules_kernels_and_teardown(void)
+{
+    CHECK(mcoll_contract_set_granularity(3, 8 * MIB, 8 * MIB) == 0);
+    CUmemGenericAllocationHandle h = 0;
+    CUmemAllocationProp p3 = allocation_prop(3, 0);
+    RULE(cu->cuMemCreate(&h, 4 * MIB, &p3, 0), CUDA_ERROR_INVALID_VALUE, "granularity 8388608 of device 3");
+    CUmemGenericAllocationHandle big = create(3, 8 * MIB, 0);
+    CUdeviceptr va = reserve(16 * MIB);
+    CUdeviceptr at = (va + 8 * MIB - 1) & ~(CUdeviceptr)(8 * MIB - 1);
+    RULE(cu->cuMemMap(at == va ? va + 2 * MIB : va, 8 * MIB, 0, big, 0), CUDA_ERROR_INVALID_VALUE,
+         "allocation MINIMUM granularity 8388608");
+    CHECK_OK(cu->cuMemMap(at, 8 * MIB, 0, big, 0));
+    RULE(mcoll_contract_kernel_access(NULL, at, 4096, 0), CUDA_ERROR_ILLEGAL_ADDRESS, "not readable");
+    CUmemAccessDesc read = access_desc(3, CU_MEM_ACCESS_FLAGS_PROT_READ);
+    CHECK_OK(cu->cuMemSetAccess(at, 8 * MIB, &read, 1));
+    RULE(mcoll_contract_kernel_access(NULL, at, 4096, 1), CUDA_ERROR_ILLEGAL_ADDRESS, "not writable");
+    CHECK_OK(mcoll_contract_kernel_access(NULL, at, 4096, 0));
+    RULE(cu->cuMemUnmap(at, 8 * MIB), CUDA_ERROR_NOT_PERMITTED, "synchronize");
+    CHECK_OK(cu->cuCtxSynchronize());
+    CHECK_OK(cu->cuMemUnmap(at, 8 * MIB));
+    CHECK_OK(cu->cuMemAddressFree(va, 16 * MIB));
+    CHECK_OK(cu->cuMemRelease(big));
+    CHECK(mcoll_contract_set_granularity(3, 0, 0) == 0);
+
+    CUmulticastObjectProp prop = multicast_prop(1, 4 * MIB, 0);
+    CUmemGenericAllocationHandle mc = 0;
+    CHECK_OK(cu->cuMulticastCreate(&mc, &prop));
+    CHECK_OK(cu->cuMulticastAddDevice(mc, 0));
+    CUmemGenericAllocationHandle mem = create(0, 4 * MIB, 0);
+    CHECK_OK(cu->cuMulticastBindMem(mc, 0, mem, 0, 2 * MIB, 0));  /* half of the object */
+    CUdeviceptr mc_va = reserve(4 * MIB);
+    CHECK_OK(cu->cuMemMap(mc_va, 4 * MIB, 0, mc, 0));
+    CUmemAccessDesc rw = access_desc(0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+    CHECK_OK(cu->cuMemSetAccess(mc_va, 4 * MIB, &rw, 1));
+    CHECK_OK(mcoll_contract_kernel_access(NULL, mc_va, 2 * MIB, 1));
+    RULE(mcoll_contract_kernel_access(NULL, mc_va, 4 * MIB, 1), CUDA_ERROR_ILLEGAL_ADDRESS,
+         "no memory of this device is bound there");
+    RULE(cu->cuMulticastUnbind(mc, 0, 0, 2 * MIB), CUDA_ERROR_NOT_PERMITTED, "cuMemUnmap before cuMulticastUnbind");
+    CHECK_OK(cu->cuCtxSynchronize());
+    CHECK_OK(cu->cuMemUnmap(mc_va, 4 * MIB));
+    CHECK_OK(cu->cuMemAddressFree(mc_va, 4 * MIB));
+    CHECK_OK(cu->cuMulticastUnbind(mc, 0, 0, 2 * MIB));
+    CHECK_OK(cu->cuMemRelease(mem));
+    CHECK_OK(cu->cuMemRelease(mc));
+}
+
 int main(void)
 {
     cu = mcoll_contract_driver();
@@ -490,6 +539,7 @@ int main(void)
     rules_multicast_create();
     rules_multicast_team_and_bind();
     rules_multicast_granularity();
+    rules_kernels_and_teardown();
     CHECK_OK(cu->cuCtxSetCurrent(NULL));
     CHECK_OK(cu->cuDevicePrimaryCtxRelease(0));
 

@@ -20,6 +20,9 @@
 #   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
+#   emulation  gpu_native at each NP with MCOLL_TEST_EMULATE_MULTIMEM=1: the multimem layer's
+#              requests (every multimem_table entry, st, red, fences) emulated on a second
+#              mapping of every rank's memory; no multicast object, guard still loaded
 #   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
 #   paths      gpu_mpi -q at NP 2 on OSU's default (allreduce of MPI_CHAR with MPI_SUM) and the
 #              block collectives and scans, MCOLL_DEBUG=INFO: must pass, and the log must show
@@ -77,8 +80,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split staged paths slow dead memcheck racecheck synccheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors split staged paths slow dead memcheck racecheck synccheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead memcheck racecheck synccheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead memcheck racecheck synccheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -501,6 +504,7 @@ mpi_cmd() {
     fi
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
+    if [ -n "${MCOLL_TEST_EMULATE_MULTIMEM-}" ]; then MPI+=(-x "MCOLL_TEST_EMULATE_MULTIMEM=$MCOLL_TEST_EMULATE_MULTIMEM"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -548,10 +552,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split staged paths slow dead $SANITIZER_TOOLS overlap bench; do
+    for s in native stream mpi nonblocking errors split emulation staged paths slow dead $SANITIZER_TOOLS overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors) nps=$NPS ;;
+            native|stream|mpi|errors|emulation) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             bench) nps=$largest ;;
             *) nps=$small_np ;;
@@ -585,6 +589,14 @@ for step in native stream mpi nonblocking errors split; do
         gpu_step $step "$np" "$BUILD/tests/gpu/gpu_$step" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
 done
+
+# The multimem layer emulated through aliases of every rank's memory (test-only switch, honoured
+# by the library only with the guard loaded; gpu_native then requires that the team says so).
+if selected emulation; then
+    for np in $NPS; do
+        MCOLL_TEST_EMULATE_MULTIMEM=1 gpu_step emulation "$np" "$BUILD/tests/gpu/gpu_native" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    done
+fi
 
 if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The collective kernels, compiled for sm_90 and sm_100 from the same sources and include paths
 # as the build, contain every multimem instruction the multimem layer uses (ld_reduce in each
-# form multimem_table.cuh promises, st, red) and the unicast layer's system-scope atomics; with
+# form multimem_table.cuh promises, st; no red: arrival is unicast) and the unicast layer's system-scope atomics; with
 # MCOLL_NO_MULTIMEM the multimem helpers become traps. Needs only nvcc (no GPU, no cuobjdump).
 # Environment: BUILD (build dir), SRCDIR (source dir); NVCC optional.
 set -u
@@ -81,7 +81,12 @@ for arch in sm_90 sm_100; do
         expect "$arch" "multimem\.ld_reduce\.global\.${re}[[:space:]]" "multimem.ld_reduce .$form"
     done
     expect "$arch" 'multimem\.st\.global\.v4\.f32[[:space:]]' "multimem.st .v4.f32"
-    expect "$arch" 'multimem\.red\.release\.sys\.global\.add\.u64[[:space:]]' "multimem.red.release.sys .add.u64"
+    # Barrier arrival is unicast on both layers (collectives/README.md, "Memory model").
+    if cat "$tmp/$arch"/*.ptx | grep -Eq 'multimem\.red'; then
+        echo "FAIL $arch: multimem.red present (arrival must go through the unicast mappings)"; status=1
+    else
+        echo "ok   $arch: no multimem.red (unicast arrival)"
+    fi
     expect "$arch" 'fence\.proxy\.alias;' "fence.proxy.alias"
     # unicast layer and barrier
     expect "$arch" '^[[:space:]]*red\.release\.sys\.global\.add\.u64[[:space:]]' "red.release.sys .add.u64 (unicast arrival)"
@@ -95,10 +100,9 @@ done
 # With MCOLL_NO_MULTIMEM (old nvcc) the helpers still compile, as traps.
 cat > "$tmp/trap.cu" <<'EOF'
 #include "ptx.cuh"
-__global__ void probe(const void *mc, uint4 *out, uint64_t *sig) {
+__global__ void probe(const void *mc, uint4 *out) {
     out[0] = mcoll::multimem_ld_reduce_add_v4f32(mc);
     mcoll::multimem_st_v4f32((void *)mc, out[1]);
-    mcoll::multimem_red_release_sys_add_u64(sig, 1);
 }
 EOF
 if ptx "$tmp/trap.cu" "$tmp/trap.ptx" -arch=sm_90 -DMCOLL_NO_MULTIMEM > "$tmp/trap.log" 2>&1; then

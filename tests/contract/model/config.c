@@ -52,6 +52,7 @@ static void fill_attributes(int device, const mcoll_contract_config *c)
 void model_apply_config(const mcoll_contract_config *config)
 {
     model.config = *config;
+    memset(model.granularity, 0, sizeof model.granularity);
     for (int d = 0; d < MCOLL_CONTRACT_MAX_DEVICES; d++) fill_attributes(d, config);
 }
 
@@ -113,4 +114,26 @@ int model_any_device_has(CUdevice_attribute attribute)
     for (int d = 0; d < model.config.device_count; d++)
         if (model_attribute(d, attribute)) return 1;
     return 0;
+}
+
+size_t model_alloc_granularity(int device, int recommended)
+{
+    size_t g = model_valid_device(device) ? model.granularity[device][recommended != 0] : 0;
+    if (g) return g;
+    return recommended ? model.config.alloc_granularity_recommended : model.config.alloc_granularity_minimum;
+}
+
+int mcoll_contract_set_granularity(int device, size_t minimum, size_t recommended)
+{
+    model_setup();
+    pthread_mutex_lock(&model.lock);
+    int ok = model_valid_device(device) &&
+             ((minimum == 0 && recommended == 0) ||
+              (valid_granularity(minimum) && valid_granularity(recommended) && recommended % minimum == 0));
+    if (ok) {
+        model.granularity[device][0] = minimum;
+        model.granularity[device][1] = recommended;
+    }
+    pthread_mutex_unlock(&model.lock);
+    return ok ? 0 : -1;
 }

@@ -7,7 +7,8 @@
  *     rule returns the documented error AND is recorded as a violation that tests can read;
  *   - can be made to fail on purpose (fault injection), in this process only.
  *
- * Memory is real: cuMemCreate makes a memfd, exported handles are real file descriptors (or 64
+ * Memory is real: cuMemCreate makes a memfd (filled with garbage, as new device memory holds
+ * whatever was there before), exported handles are real file descriptors (or 64
  * bytes naming the exporter's fd under /proc), cuMemMap maps the memfd into a range reserved
  * with mmap(PROT_NONE), and cuMemSetAccess is mprotect. What one process writes through its
  * mapping another process reads through its imported mapping. A multicast object is a memfd
@@ -86,6 +87,10 @@ int mcoll_contract_configure(const mcoll_contract_config *config);
 /* What cuDeviceGetAttribute reports for one attribute of `device`, or of every device when
  * `device` is -1. Returns 0, or -1 for an attribute or device out of range. */
 int mcoll_contract_set_attribute(int device, CUdevice_attribute attribute, int value);
+/* Allocation granularities of one device (0, 0: the configuration's again), so that devices of
+ * one machine can differ. cuMemGetAllocationGranularity, cuMemCreate and cuMemMap of that
+ * device's memory use them. Powers of two, multiples of the page; returns 0 or -1. */
+int mcoll_contract_set_granularity(int device, size_t minimum, size_t recommended);
 
 /* ---------------------------------------------------------------------------------------------
  * Installation
@@ -155,6 +160,17 @@ int mcoll_contract_live_objects(void);
  * unknown kind. */
 int mcoll_contract_live(const char *kind);
 void mcoll_contract_live_print(FILE *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Kernels (the model runs none; a test declares what a launched kernel would touch)
+ * ------------------------------------------------------------------------------------------- */
+/* A kernel on `stream` (NULL: the legacy stream) accesses [ptr, ptr+size), writing if `write`.
+ * Checked as the GPU would: the range is mapped or driver-allocated and accessible for the
+ * access (cuMemSetAccess), and where it is a multicast mapping, this device's memory is bound
+ * under every byte. The range then stays in flight until cuStreamSynchronize of that stream,
+ * or cuCtxSynchronize: cuMemUnmap of memory still in flight is a violation (NOT_PERMITTED).
+ * Returns CUDA_SUCCESS, or the error with the violation recorded (entry name "kernel"). */
+CUresult mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, int write);
 
 /* Forget counts, the log, violations and fault rules (objects and configuration stay). */
 void mcoll_contract_reset(void);

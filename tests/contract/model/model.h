@@ -20,6 +20,7 @@ typedef enum {
     MCOLL_DRIVER_REQUIRED(MODEL_FN_ID)
     MCOLL_DRIVER_VMM(MODEL_FN_ID)
     MCOLL_DRIVER_MULTICAST(MODEL_FN_ID)
+    MODEL_KERNEL,              /* not a driver entry: a kernel's use of memory (kernel.c) */
     MODEL_FN_COUNT
 } model_fn;
 #undef MODEL_FN_ID
@@ -105,6 +106,14 @@ typedef struct model_buffer {
     unsigned long long buffer_id;
 } model_buffer;
 
+/* Memory a kernel uses until its stream (or the context) is synchronized (kernel.c). */
+typedef struct model_work {
+    model_node node;
+    CUstream stream;
+    uintptr_t ptr;
+    size_t size;
+} model_work;
+
 /* Streams and events: opaque objects identified by address. */
 typedef struct model_token {
     model_node node;
@@ -161,6 +170,9 @@ typedef struct model_state {
 
     model_node *handles, *reservations, *mappings, *binds;
     model_node *device_buffers, *host_buffers, *registered, *streams, *events, *exported_fds;
+    model_node *work;              /* kernels' memory still in flight (kernel.c) */
+    size_t granularity[MCOLL_CONTRACT_MAX_DEVICES][2]; /* per-device allocation MINIMUM and
+                                                          RECOMMENDED; 0: the configuration's */
     uint64_t next_handle, next_object, next_buffer_id;
 } model_state;
 
@@ -228,6 +240,14 @@ CUresult model_object_create(uint32_t kind, size_t size, int device, uint64_t ha
                              uint32_t num_devices, model_handle **out);
 void model_object_close(model_handle *handle);
 void model_forget_exported_fd(int fd);
+
+/* Allocation granularity of `device` (MINIMUM, or RECOMMENDED when `recommended`). */
+size_t model_alloc_granularity(int device, int recommended);
+
+/* Kernels' work in flight (kernel.c): forget the work of `stream` (NULL: of every stream), as a
+ * synchronization does; the in-flight range overlapping [ptr, ptr+size), or NULL. */
+void model_work_done(CUstream stream, int every_stream);
+const model_work *model_work_overlapping(uintptr_t ptr, size_t size);
 
 /* The mapping containing address `va`, or NULL. */
 model_mapping *model_find_mapping(uintptr_t va);

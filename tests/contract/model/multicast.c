@@ -290,6 +290,15 @@ CUresult model_cuMulticastUnbind(CUmemGenericAllocationHandle mc, CUdevice devic
                                "this process has no bind of device %d at mcOffset %zu with size "
                                "%zu (offset and size must match the bind)", device, mc_offset,
                                size);
+    /* A mapping of the object reaches the bound memory: unbinding under it would leave kernels
+     * of this process a multicast address with nothing behind it (teardown: unmap, then unbind). */
+    for (model_node *n = model.mappings; n; n = n->next) {
+        const model_mapping *m = (const model_mapping *)n;
+        if (m->object_id == h->header->object_id && m->device == device)
+            return model_violation(&call, CUDA_ERROR_NOT_PERMITTED,
+                                   "the multicast object is still mapped at %#lx for device %d: "
+                                   "cuMemUnmap before cuMulticastUnbind", (unsigned long)m->va, device);
+    }
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     if (found->mem) {
         const char *why = NULL;

@@ -54,6 +54,18 @@ static model_handle *add_handle(int fd, model_object_header *header, int importe
     return h;
 }
 
+/* New device memory holds whatever was there before; code that needs zeros must write them. */
+static void fill_garbage(int fd, size_t at, size_t size)
+{
+    unsigned char block[1 << 16];
+    for (size_t i = 0; i < sizeof block; i++) block[i] = (unsigned char)(0xA5 ^ (i * 131));
+    for (size_t done = 0; done < size;) {
+        size_t n = size - done < sizeof block ? size - done : sizeof block;
+        if (pwrite(fd, block, n, (off_t)(at + done)) != (ssize_t)n) return;
+        done += n;
+    }
+}
+
 CUresult model_object_create(uint32_t kind, size_t size, int device, uint64_t handle_types,
                              uint32_t num_devices, model_handle **out)
 {
@@ -70,6 +82,7 @@ CUresult model_object_create(uint32_t kind, size_t size, int device, uint64_t ha
         close(fd);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
+    if (kind == MODEL_KIND_ALLOCATION) fill_garbage(fd, page, size);
     header->magic = MODEL_OBJECT_MAGIC;
     header->object_id = model_new_object_id();
     header->kind = kind;

@@ -13,6 +13,7 @@ const char *const model_fn_names[MODEL_FN_COUNT] = {
     MCOLL_DRIVER_REQUIRED(MODEL_FN_NAME)
     MCOLL_DRIVER_VMM(MODEL_FN_NAME)
     MCOLL_DRIVER_MULTICAST(MODEL_FN_NAME)
+    "kernel",
 };
 #undef MODEL_FN_NAME
 

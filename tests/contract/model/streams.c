@@ -98,6 +98,8 @@ CUresult model_cuStreamSynchronize(CUstream stream)
     if (!model_valid_stream(stream))
         return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
+    /* The legacy stream waits for every blocking stream; other streams only for their own work. */
+    model_work_done(stream, stream == NULL);
     return model_leave(&call, CUDA_SUCCESS);
 }
 

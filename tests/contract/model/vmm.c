@@ -97,11 +97,11 @@ CUresult model_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
         return model_violation(&call, CUDA_ERROR_NOT_SUPPORTED,
                                "fabric handles requested but device %d reports "
                                "HANDLE_TYPE_FABRIC_SUPPORTED = 0", device);
-    size_t granularity = model.config.alloc_granularity_minimum;
+    size_t granularity = model_alloc_granularity(device, 0);
     if (size == 0 || size % granularity != 0)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
                                "size must be a non-zero multiple of the MINIMUM allocation "
-                               "granularity %zu", granularity);
+                               "granularity %zu of device %d", granularity, device);
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     model_handle *h;
     rc = model_object_create(MODEL_KIND_ALLOCATION, size, device, types, 0, &h);
@@ -146,9 +146,7 @@ CUresult model_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAll
     if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM && option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "unknown option");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
-    *granularity = option == CU_MEM_ALLOC_GRANULARITY_MINIMUM
-                       ? model.config.alloc_granularity_minimum
-                       : model.config.alloc_granularity_recommended;
+    *granularity = model_alloc_granularity(prop->location.id, option == CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
     return model_leave(&call, CUDA_SUCCESS);
 }
 
@@ -243,7 +241,7 @@ CUresult model_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
     model_object_header *header = h->header;
     int multicast = header->kind == MODEL_KIND_MULTICAST;
     size_t granularity = multicast ? model.config.multicast_granularity_minimum
-                                   : model.config.alloc_granularity_minimum;
+                                   : model_alloc_granularity(header->device, 0);
     if (size == 0) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "size is 0");
     if (ptr % granularity != 0 || size % granularity != 0)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
@@ -315,6 +313,12 @@ CUresult model_cuMemUnmap(CUdeviceptr ptr, size_t size)
     }
     if (whole == 0)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "nothing is mapped there");
+    const model_work *w = model_work_overlapping(va, size);
+    if (w)
+        return model_violation(&call, CUDA_ERROR_NOT_PERMITTED,
+                               "a kernel on stream %p may still use [%#lx, +%zu): synchronize "
+                               "(cuCtxSynchronize, cuStreamSynchronize) before cuMemUnmap",
+                               (void *)w->stream, (unsigned long)w->ptr, w->size);
     for (model_node *n = model.binds; n; n = n->next) {
         model_bind *b = (model_bind *)n;
         if (b->mem == 0 && b->mem_va < va + size && va < b->mem_va + b->size)

@@ -74,10 +74,20 @@ int env_guard_loaded(void)
     return found;
 }
 
+static int env_is_one(const char *name)
+{
+    const char *v = getenv(name);
+    return v && !strcmp(v, "1");
+}
+
+int env_emulate_multimem(void)
+{
+    return env_is_one("MCOLL_TEST_EMULATE_MULTIMEM");
+}
+
 int env_guard_required(void)
 {
-    const char *v = getenv("MCOLL_TEST_REQUIRE_GUARD");
-    return v && !strcmp(v, "1");
+    return env_is_one("MCOLL_TEST_REQUIRE_GUARD");
 }
 
 int env_select_device(char *why, size_t len)

@@ -19,6 +19,8 @@ const char *env_multicast_hazard(void);
 int env_guard_loaded(void);
 /* 1 when MCOLL_TEST_REQUIRE_GUARD=1: refuse to run without the guard. */
 int env_guard_required(void);
+/* MCOLL_TEST_EMULATE_MULTIMEM=1 (run.sh's emulation step): the team must say multimem is emulated. */
+int env_emulate_multimem(void);
 
 /* Make GPU (local rank modulo GPU count) current and create its context, before MPI_Init so that
  * mcoll (and MPI) see it. Returns the ordinal, or -1 with the reason in `why`. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime_api.h>
+#include "env.h"
 #include "info.h"
 #include "report.h"
 
@@ -102,6 +103,10 @@ void check_comm_info(const char *name, mcoll_comm *mc, MPI_Comm comm)
             case_fail("nvls_reason is empty or not terminated");
         else if (!strstr(info.nvls_reason, "NCCL_NVLS_ENABLE") && !strstr(info.nvls_reason, "kill switch"))
             case_fail("nvls_reason \"%s\" does not name the NCCL_NVLS_ENABLE=0 kill switch", info.nvls_reason);
+        /* run.sh's emulation step: every case after this one must run on the emulated layer. */
+        else if (env_emulate_multimem() && !strstr(info.nvls_reason, "multimem emulated"))
+            case_fail("MCOLL_TEST_EMULATE_MULTIMEM=1 but nvls_reason \"%s\" does not say multimem is emulated",
+                      info.nvls_reason);
         if (info.team_size != size) case_fail("team_size %d, want %d", info.team_size, size);
         if (info.rank != rank) case_fail("rank %d, want %d", info.rank, rank);
         if (info.device != device) case_fail("device %d, but the current GPU is %d", info.device, device);
