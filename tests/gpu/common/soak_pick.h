@@ -1,0 +1,40 @@
+/* The soak's random calls: one generator, seeded alike on every rank, draws the same sequence
+ * of calls everywhere (collective, datatype, op, size, root, in place, alignment, path and
+ * communicator), so that every rank makes the call its peers make.
+ *
+ * Sizes are weighted to small messages so that 100 000 calls fit in minutes: 3% move nothing
+ * (count 0), 87% up to max/1024 bytes, 9.8% up to max/16 and 0.2% up to max (log-uniform
+ * within each band). "Bytes" bounds the largest buffer of the call on any rank. */
+#ifndef GPU_SOAK_PICK_H
+#define GPU_SOAK_PICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "prep.h"
+
+typedef enum { SOAK_NATIVE, SOAK_GRAPH, SOAK_MPI, SOAK_MPI_NONBLOCKING, SOAK_PATHS } soak_path;
+
+typedef struct {
+    uint64_t state;
+} soak_rng;
+
+typedef struct {
+    size_t max_bytes;  /* the largest buffer any call may need on one rank */
+    int host_only;     /* host buffers and MPI_* calls only (no GPU) */
+    int ncomms;        /* communicators to choose from */
+    int world_size;    /* the largest communicator */
+} soak_limits;
+
+typedef struct {
+    coll_case c;       /* root: any value; the caller takes it modulo its communicator's size */
+    soak_path path;
+    int comm;          /* 0 .. ncomms - 1 */
+    size_t bytes;      /* the size drawn */
+} soak_call;
+
+const char *soak_path_name(soak_path path);
+void soak_rng_seed(soak_rng *rng, uint64_t seed);
+uint64_t soak_rng_next(soak_rng *rng);
+void soak_pick(soak_rng *rng, const soak_limits *lim, soak_call *out);
+
+#endif /* GPU_SOAK_PICK_H */
