@@ -43,8 +43,8 @@ static size_t draw_bytes(soak_rng *rng, size_t max)
 {
     double u = uniform(rng);
     if (u < 0.03) return 0;
-    if (u < 0.90) return log_uniform(rng, 1, max / 1024);
-    if (u < 0.998) return log_uniform(rng, max / 1024, max / 16);
+    if (u < 0.92) return log_uniform(rng, 1, max / 1024);
+    if (u < 0.999) return log_uniform(rng, max / 1024, max / 16);
     return log_uniform(rng, max / 16, max);
 }
 
