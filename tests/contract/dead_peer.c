@@ -10,9 +10,13 @@
  *   dead_peer create  the last rank kills itself inside team creation (at its first cuMemCreate,
  *                     after the ranks have learnt each other's processes): the others, left in
  *                     the rest of team creation (handle exchange, agreements), must be ended by
- *                     the watchdog within the same bound. */
+ *                     the watchdog within the same bound.
+ *   dead_peer staged  (MCOLL_ENGINE=staged, plain mpirun) the last rank dies while the others
+ *                     wait in a staged MPI_Allreduce on "device" memory of the contract driver:
+ *                     no team, so the MPI holds them, and the launcher must end the job. */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,6 +50,30 @@ static int create_and_die(int rank, int size)
     return 1;
 }
 
+/* A staged MPI_Allreduce on the model's device memory, then one the last rank never joins:
+ * never returns on a survivor (the launcher ends the job). */
+static int staged_and_die(int rank, int size)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CUdeviceptr buf;
+    if (mcoll_cu.cuDeviceGet(&dev, 0) != CUDA_SUCCESS || mcoll_cu.cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        mcoll_cu.cuCtxSetCurrent(ctx) != CUDA_SUCCESS || mcoll_cu.cuMemAlloc(&buf, 1 << 20) != CUDA_SUCCESS ||
+        mcoll_cu.cuMemsetD8Async(buf, 1, 1 << 20, NULL) != CUDA_SUCCESS) {
+        fprintf(stderr, "rank %d: no device memory from the contract driver\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, (void *)(uintptr_t)buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == size - 1) {
+        sleep(1); /* the others are in the call by then */
+        kill(getpid(), SIGKILL);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, (void *)(uintptr_t)buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("survivor %d: the staged call returned with a dead peer\n", rank);
+    fflush(stdout);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, taken, create;
@@ -53,8 +81,9 @@ int main(int argc, char **argv)
     mcoll_config config;
     mcoll_result rc;
 
-    if (argc != 2 || (strcmp(argv[1], "taken") && strcmp(argv[1], "blocked") && strcmp(argv[1], "create"))) {
-        fprintf(stderr, "usage: dead_peer taken|blocked|create\n");
+    if (argc != 2 || (strcmp(argv[1], "taken") && strcmp(argv[1], "blocked") && strcmp(argv[1], "create") &&
+                      strcmp(argv[1], "staged"))) {
+        fprintf(stderr, "usage: dead_peer taken|blocked|create|staged\n");
         return 2;
     }
     taken = strcmp(argv[1], "taken") == 0;
@@ -64,6 +93,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (create) return create_and_die(rank, size);
+    if (strcmp(argv[1], "staged") == 0) return staged_and_die(rank, size);
     mcoll_config_init(&config);
     config.buffer_size = 4u << 20;
     rc = mcoll_comm_create(MPI_COMM_WORLD, &config, &mc);

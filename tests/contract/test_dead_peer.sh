@@ -6,7 +6,9 @@
 #   blocked  survivors stuck in an MPI call with the dead rank are ended by the watchdog's
 #            MPI_Abort within its bound (a 0.5 s look, 5 s of grace);
 #   create   the last rank is killed inside team creation (its first cuMemCreate): the others,
-#            left in the rest of team creation, are ended the same way within the same bound.
+#            left in the rest of team creation, are ended the same way within the same bound;
+#   staged   (MCOLL_ENGINE=staged, plain mpirun) the last rank dies during a staged call: the
+#            launcher ends the job within 30 s, naming the rank.
 # Environment (set by tests/run.sh): BUILD, MPIRUN. Exit: 0 passed, 1 failed, 77 skipped.
 set -u
 BUILD=${BUILD:-$(pwd)/build}
@@ -70,4 +72,20 @@ ended() {
 
 ended blocked "survivors in an MPI barrier with the dead rank"
 ended create "the last rank killed inside team creation"
+
+# staged: MCOLL_ENGINE=staged, so no team and no watchdog: survivors wait inside the MPI, and the
+# launcher's handling of a rank killed by a signal is the bound (plain mpirun ends the job).
+log=$LOGS/contract_test_dead_peer.staged.log
+start=$(date +%s)
+MCOLL_ENGINE=staged timeout 60 "$MPIRUN" -np $NP --oversubscribe -x MCOLL_ENGINE "$PROG" staged > "$log" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+if [ $rc -ne 124 ] && [ "$took" -le 30 ] && grep -q "rank $((NP - 1)) .*exited on signal 9" "$log" &&
+   ! grep -q 'returned with a dead peer' "$log"; then
+    echo "PASS staged: mpirun ended the job $took s after the rank in a staged call died (exit $rc)"
+else
+    echo "FAIL staged: exit $rc after $took s (log $log)"
+    tail -n 20 "$log" | sed 's/^/    /'
+    status=1
+fi
 exit $status

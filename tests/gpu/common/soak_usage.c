@@ -1,7 +1,9 @@
 /* What a long run holds; see soak_usage.h. */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #ifdef __GLIBC__
@@ -23,17 +25,29 @@ static long rss_kib(void)
 }
 
 /* The directory's own descriptor, open while it is read, is not counted. */
-static long open_fds(void)
+long usage_open_fds_to(const char *prefix)
 {
     DIR *d = opendir("/proc/self/fd");
     struct dirent *e;
+    char path[300], target[64];
     long n = 0;
     if (!d) return -1;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.') n++;
+    while ((e = readdir(d)) != NULL) {
+        ssize_t len;
+        if (e->d_name[0] == '.') continue;
+        if (!prefix) {
+            n++;
+            continue;
+        }
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        len = readlink(path, target, sizeof target - 1);
+        if (len > 0 && (target[len] = '\0', strncmp(target, prefix, strlen(prefix)) == 0)) n++;
+    }
     closedir(d);
-    return n - 1;
+    return prefix ? n : n - 1;
 }
+
+long usage_open_fds(void) { return usage_open_fds_to(NULL); }
 
 void usage_take(usage_sample *s, int with_device)
 {
@@ -43,7 +57,7 @@ void usage_take(usage_sample *s, int with_device)
     malloc_trim(0);
 #endif
     s->rss_kib = rss_kib();
-    s->fds = open_fds();
+    s->fds = usage_open_fds();
     s->device_mib = -1;
     if (with_device && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
         s->device_mib = (long)((total_b - free_b) >> 20);

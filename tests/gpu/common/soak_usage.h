@@ -12,6 +12,11 @@ typedef struct {
     long device_mib;   /* -1: not measured (no GPU) */
 } usage_sample;
 
+/* Open descriptors of this process now; -1 if /proc cannot tell. */
+long usage_open_fds(void);
+/* Those whose target starts with `prefix` ("socket:", "/dev/nvidia"). */
+long usage_open_fds_to(const char *prefix);
+
 /* with_device 0: no CUDA call is made. */
 void usage_take(usage_sample *s, int with_device);
 
