@@ -60,7 +60,7 @@ ended() {
     done
     named=$(grep -c "local rank $((NP - 1)) (pid [0-9]*) of this communicator's team has exited" "$log")
     # (mpirun's own MPI_ABORT notice may be lost when the job is torn down: not required.)
-    if [ $rc -ne 124 ] && [ "$took" -le 30 ] && grep -q 'aborting the job' "$log" && [ "$named" -ge 1 ] &&
+    if [ "$rc" -ne 124 ] && [ "$took" -le 30 ] && grep -q 'aborting the job' "$log" && [ "$named" -ge 1 ] &&
        ! grep -q -E 'barrier completed|team creation returned' "$log"; then
         echo "PASS $mode: $what: the watchdog ended the job in $took s (exit $rc); $named lines named the dead rank"
     else
