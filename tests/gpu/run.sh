@@ -58,6 +58,9 @@
 # it as two invocations (build is incremental):
 #   bash tests/gpu/run.sh --steps build,guard,nomps,native,stream,mpi,errors,split
 #   bash tests/gpu/run.sh --steps build,guard,staged,slow,dead,memcheck,racecheck,synccheck,bench
+# and the soak (about 500 s: each NP stops itself inside its step's limit) and initcheck apart:
+#   bash tests/gpu/run.sh --steps build,guard,soak
+#   bash tests/gpu/run.sh --steps build,guard,stream,dead,initcheck
 #
 # Safety: refuses to start (exit 2) unless NCCL_NVLS_ENABLE is exactly 0, and if MCOLL_NVLS or
 # MCOLL_ENGINE ask for multicast. Every GPU program runs under the guard (LD_PRELOAD of
