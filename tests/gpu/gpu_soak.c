@@ -5,7 +5,7 @@
  *                         [-s SEED] [--leak-fds]
  *
  * Each call is drawn from one generator seeded alike on every rank (common/soak_pick.h): any of
- * the 14 collectives of coll_kind, any datatype and op the engines reduce, any root, 0 to
+ * the 14 collectives of coll_kind or a barrier, any datatype and op the engines reduce, any root, 0 to
  * --max-bytes (64 MiB) weighted to small sizes, in place or not, aligned or not, on
  * MPI_COMM_WORLD, a dup of it or a split of it (ranks reversed; halves at 4 ranks and more),
  * natively on a stream, natively captured into a CUDA graph, or through MPI_* and MPI_I* on
@@ -14,7 +14,8 @@
  * calls on host buffers without a GPU (what make check runs).
  *
  * Usage samples (common/soak_usage.h) are taken at the start, after the warm-up (a tenth of
- * the calls, at most 1000), half-way and at the end. The run fails when any call was wrong,
+ * the calls, at most 1000, and at least the ladder of large calls that fills the plug-in's
+ * bounded caches, soak_pick.h), half-way and at the end. The run fails when any call was wrong,
  * when a rank holds more descriptors at the end than after the warm-up, or when its resident
  * memory grew by more than --rss-bound MiB (default 32) since the warm-up; the device memory
  * in use is printed (other processes on the GPU count in it, so it is not judged).
@@ -127,7 +128,8 @@ static int open_comms(soak_world *w, int host)
             snprintf(name, sizeof name, "soak/setup/%s", comm_names[c]);
             w->mc[c] = setup_comm(name, w->comm[c], NULL);
             if (!w->mc[c]) return 0;
-            if (cudaStreamCreateWithFlags(&w->stream[c], cudaStreamNonBlocking) != cudaSuccess) return 0;
+            /* A blocking stream: the checks' copies and fills on the legacy stream order with it. */
+            if (cudaStreamCreate(&w->stream[c]) != cudaSuccess) return 0;
         }
         for (p = 0; p < SOAK_PATHS; p++) {
             n = w->names[c][p];
@@ -151,6 +153,24 @@ static void close_comms(soak_world *w)
         if (w->stream[c]) cudaStreamDestroy(w->stream[c]);
         if (c > 0) MPI_Comm_free(&w->comm[c]);
     }
+}
+
+/* A barrier by the call's path: it must return success (there is nothing else to check). */
+static int soak_barrier(soak_world *w, const soak_call *sc, long index)
+{
+    coll_api *api = &w->api[sc->comm][sc->path];
+    MPI_Request req;
+    int ok;
+    switch (sc->path) {
+    case SOAK_NATIVE:
+    case SOAK_GRAPH:
+        ok = mcoll_barrier(api->mc, api->stream) == MCOLL_SUCCESS && cudaStreamSynchronize(api->stream) == cudaSuccess;
+        break;
+    case SOAK_MPI: ok = MPI_Barrier(api->comm) == MPI_SUCCESS; break;
+    default: ok = MPI_Ibarrier(api->comm, &req) == MPI_SUCCESS && MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS; break;
+    }
+    if (!ok) case_fail("%s barrier (call %ld) failed", api->name, index);
+    return ok;
 }
 
 /* One call: prepare, agree that every rank is ready, call, check. 1 when this rank saw it
@@ -204,10 +224,11 @@ static void soak(const soak_opts *o, soak_world *w, uint64_t seed)
     soak_rng rng;
     soak_call sc;
     usage_sample at_start, at_warm, at_mid, at_end, grew;
-    long warmup = o->calls / 10 < 1000 ? o->calls / 10 : 1000, done = 0, wrong = 0, i;
+    long warmup = o->calls / 10 < 1000 ? o->calls / 10 : 1000, ladder = soak_ladder_length(&lim), done = 0, wrong = 0, i;
     int last_wrong = 0, flags[NFLAGS], all[NFLAGS], mid_taken = 0;
     double t0 = wall_seconds(), took;
 
+    if (warmup < ladder) warmup = ladder;
     soak_rng_seed(&rng, seed);
     sample(&at_start, !o->host, "start", 0);
     at_warm = at_mid = at_start;
@@ -230,9 +251,9 @@ static void soak(const soak_opts *o, soak_world *w, uint64_t seed)
             mid_taken = 1;
         }
         if (o->leak_fds && i > warmup && i % 100 == 0 && open("/dev/null", O_RDONLY) < 0) case_fail("cannot open /dev/null");
-        soak_pick(&rng, &lim, &sc);
-        if (!w->mc[sc.comm] && (sc.path == SOAK_NATIVE || sc.path == SOAK_GRAPH)) sc.path = SOAK_MPI;
-        switch (soak_one(w, &sc, i, soak_rng_next(&rng))) {
+        if (i < ladder) soak_ladder(&lim, (int)i, &sc);
+        else soak_pick(&rng, &lim, &sc);
+        switch (sc.barrier ? soak_barrier(w, &sc, i) : soak_one(w, &sc, i, soak_rng_next(&rng))) {
         case 1: break;
         case 0: last_wrong = 1; break;
         default: i = o->calls; break; /* some rank could not prepare a call: stop */

@@ -82,11 +82,12 @@ static soak_path draw_path(soak_rng *rng, int host_only)
 }
 
 /* The plug-in's nonblocking calls: those with a GPU engine (MPI_Ibarrier aside). */
+static const coll_kind nonblocking[] = {COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER};
+#define NONBLOCKING_KINDS (sizeof nonblocking / sizeof nonblocking[0])
+
 static coll_kind draw_kind(soak_rng *rng, soak_path path)
 {
-    static const coll_kind nonblocking[] = {COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER,
-                                            COLL_ALLGATHER};
-    if (path == SOAK_MPI_NONBLOCKING) return nonblocking[below(rng, sizeof nonblocking / sizeof nonblocking[0])];
+    if (path == SOAK_MPI_NONBLOCKING) return nonblocking[below(rng, NONBLOCKING_KINDS)];
     return (coll_kind)below(rng, (size_t)COLL_EXSCAN + 1);
 }
 
@@ -131,6 +132,48 @@ void soak_pick(soak_rng *rng, const soak_limits *lim, soak_call *out)
     c->misalign = below(rng, 4) == 0;
     c->null_recv = may_pass_null_recv(c->kind) && below(rng, 4) == 0;
     c->mem = lim->host_only ? MEM_HOST : MEM_DEVICE;
+    /* A call that moves nothing may enqueue nothing: no graph to capture. */
+    if (out->path == SOAK_GRAPH && c->count == 0) out->path = SOAK_NATIVE;
     /* World half the time, the others share the rest. */
     out->comm = lim->ncomms > 1 && below(rng, 2) ? 1 + (int)below(rng, (size_t)lim->ncomms - 1) : 0;
+    out->barrier = below(rng, 100) == 0;
+}
+
+#define LADDER_FIRST ((size_t)64 << 10) /* the request pool's smallest block */
+
+static int ladder_sizes(size_t max)
+{
+    int n = 1;
+    size_t b;
+    for (b = LADDER_FIRST; b < max; b *= 2) n++;
+    return n;
+}
+
+int soak_ladder_length(const soak_limits *lim)
+{
+    return COLL_EXSCAN + 1 + (int)NONBLOCKING_KINDS * ladder_sizes(lim->max_bytes);
+}
+
+void soak_ladder(const soak_limits *lim, int i, soak_call *out)
+{
+    coll_case *c = &out->c;
+    int blocking = COLL_EXSCAN + 1, k;
+    memset(out, 0, sizeof *out);
+    out->comm = 0;
+    out->path = i < blocking ? SOAK_MPI : SOAK_MPI_NONBLOCKING;
+    if (i < blocking) {
+        c->kind = (coll_kind)i;
+        out->bytes = lim->max_bytes;
+    } else {
+        i -= blocking;
+        c->kind = nonblocking[i % (int)NONBLOCKING_KINDS];
+        out->bytes = LADDER_FIRST;
+        for (k = 0; k < i / (int)NONBLOCKING_KINDS; k++) out->bytes *= 2;
+        if (out->bytes > lim->max_bytes) out->bytes = lim->max_bytes;
+    }
+    /* A padded pair is staged by every engine; the block calls (staged anyway) move doubles. */
+    c->type = type_get(blocks_kind(c->kind) ? TT_DOUBLE : TT_DOUBLE_INT);
+    c->op = is_reduction(c->kind) ? op_get(OP_MINLOC) : NULL;
+    c->count = count_for(c->kind, out->bytes, c->type->size, lim->world_size);
+    c->mem = lim->host_only ? MEM_HOST : MEM_DEVICE;
 }

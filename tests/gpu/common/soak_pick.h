@@ -31,11 +31,21 @@ typedef struct {
     soak_path path;
     int comm;          /* 0 .. ncomms - 1 */
     size_t bytes;      /* the size drawn */
+    int barrier;       /* 1 in 100: a barrier on `comm` by `path` instead of c (graphs: natively) */
 } soak_call;
 
 const char *soak_path_name(soak_path path);
 void soak_rng_seed(soak_rng *rng, uint64_t seed);
 uint64_t soak_rng_next(soak_rng *rng);
 void soak_pick(soak_rng *rng, const soak_limits *lim, soak_call *out);
+
+/* The first calls of the warm-up, before the random ones: they bring the plug-in's bounded host
+ * caches to their largest, so that growth after the warm-up means a leak. Through MPI on
+ * MPI_COMM_WORLD, staged (padded pairs, or calls with no engine): every blocking collective at
+ * the largest size (the per-thread staging buffer grows to the largest call), then every
+ * nonblocking one at each power-of-two size from 64 KiB to the largest (the request pool keeps
+ * blocks per power-of-two size). */
+int soak_ladder_length(const soak_limits *lim);
+void soak_ladder(const soak_limits *lim, int i, soak_call *out);
 
 #endif /* GPU_SOAK_PICK_H */
