@@ -34,7 +34,7 @@
 #include <time.h>
 #include "common/harness.h"
 #include "common/report.h"
-#include "common/soak_usage.h"
+#include "common/usage.h"
 #include "mcoll.h"
 
 #define COUNT (1u << 20)

@@ -13,7 +13,7 @@
  * (common/prep.h: exact for integers, a stated tolerance for floats). --host runs the MPI
  * calls on host buffers without a GPU (what make check runs).
  *
- * Usage samples (common/soak_usage.h) are taken at the start, after the warm-up (a tenth of
+ * Usage samples (common/usage.h) are taken at the start, after the warm-up (a tenth of
  * the calls, at most 1000, and at least the ladder of large calls that fills the plug-in's
  * bounded caches, soak_pick.h), half-way and at the end. The run fails when any call was wrong,
  * when a rank holds more descriptors at the end than after the warm-up, or when its resident
@@ -36,7 +36,7 @@
 #include "common/report.h"
 #include "common/setup.h"
 #include "common/soak_pick.h"
-#include "common/soak_usage.h"
+#include "common/usage.h"
 #include "mcoll.h"
 
 #define NCOMMS 3
@@ -50,7 +50,7 @@ typedef struct {
     int host, leak_fds;
 } soak_opts;
 
-static void soak_usage(void)
+static void print_help(void)
 {
     printf("usage: mpirun -np N gpu_soak [-n CALLS] [-t SECONDS] [--max-bytes B] [--rss-bound MIB] [--host]\n"
            "                             [-s SEED] [--leak-fds]\n"
@@ -84,7 +84,7 @@ static int soak_parse(int *argc, char **argv, soak_opts *o)
         else if (!strcmp(a, "--host")) o->host = 1;
         else if (!strcmp(a, "--leak-fds")) o->leak_fds = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            soak_usage();
+            print_help();
             return 0;
         } else {
             argv[kept++] = argv[i];

@@ -3,8 +3,8 @@
  * (cudaMemGetInfo, the runtime's cuMemGetInfo: every process on the GPU counts). Taken at
  * points where the test holds no buffers, after returning freed heap memory to the system, so
  * that what remains is what the libraries keep. */
-#ifndef GPU_SOAK_USAGE_H
-#define GPU_SOAK_USAGE_H
+#ifndef GPU_USAGE_H
+#define GPU_USAGE_H
 
 typedef struct {
     long rss_kib;      /* -1: unknown */
@@ -27,4 +27,4 @@ void usage_print(const usage_sample *mine, const char *label, long calls);
 /* The largest growth over the ranks between two samples of this rank (collective). */
 usage_sample usage_growth(const usage_sample *from, const usage_sample *to);
 
-#endif /* GPU_SOAK_USAGE_H */
+#endif /* GPU_USAGE_H */

@@ -1,4 +1,4 @@
-/* What a long run holds; see soak_usage.h. */
+/* What a long run holds; see usage.h. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <malloc.h>
 #endif
 #include "report.h"
-#include "soak_usage.h"
+#include "usage.h"
 
 static long rss_kib(void)
 {
