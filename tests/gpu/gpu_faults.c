@@ -155,6 +155,8 @@ static void dead_in_creation(void)
     sockets_before = usage_open_fds_to("socket:");
     if (is_victim() && pthread_create(&killer, NULL, die_in_creation, &sockets_before) != 0) die();
     rc = mcoll_comm_create(MPI_COMM_WORLD, NULL, &mc);
+    /* The victim never gets here unless its creation ended before the kill: it waits for it. */
+    if (is_victim()) pthread_join(killer, NULL);
     printf("dead-create: rank %d: team creation returned %s\n", report_rank(), mcoll_strerror(rc));
     fflush(stdout);
     /* Created before the peer died: the ways of -f dead end it. */
