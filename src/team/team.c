@@ -243,6 +243,12 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
         return rc;
     }
     if (!agree_params(team, config, &params)) goto fail;
+    /* Watched from here on (every peer's process is known): a peer that dies in the rest of
+     * team creation leaves the others in host agreements that only the watchdog can end. */
+    team->watch.rank = rank;
+    team->watch.size = size;
+    team->watch.timeout_s = params.timeout_s;
+    if (!mcoll_team_agree(team->comm, mcoll_watch_start(&team->watch) == MCOLL_SUCCESS)) goto fail;
     if (!choose_handle_kind(team)) {
         MCOLL_WARN("no team: the GPUs cannot share memory (no virtual memory management or shareable handles)");
         goto fail;
@@ -274,10 +280,6 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
         snprintf(team->nvls_reason + used, sizeof team->nvls_reason - used, "; tests: multimem emulated on aliases");
     }
     if (!init_signals(team)) goto fail;
-    team->watch.rank = rank;
-    team->watch.size = size;
-    team->watch.timeout_s = params.timeout_s;
-    if (!mcoll_team_agree(team->comm, mcoll_watch_start(&team->watch) == MCOLL_SUCCESS)) goto fail;
     fill_device_view(team, &params);
     MCOLL_INFO("team of %d ranks on %d GPUs (up to %d per GPU%s) on local rank %d: engine %s, multicast %s", size,
                team->sharing.gpus, team->sharing.ranks_per_gpu, team->sharing.ranks_per_gpu > 1 ? ", MPS" : "", rank,

@@ -6,32 +6,94 @@
  *                     the communicator must be destroyed without waiting for the dead rank.
  *                     Each survivor prints "survivor R: ok" and exits 0.
  *   dead_peer blocked the last rank kills itself while the others sit in an MPI barrier that can
- *                     never complete: the watchdog must end the job (MPI_Abort) in bounded time. */
+ *                     never complete: the watchdog must end the job (MPI_Abort) in bounded time.
+ *   dead_peer create  the last rank kills itself inside team creation (at its first cuMemCreate,
+ *                     after the ranks have learnt each other's processes): the others, left in
+ *                     the rest of team creation (handle exchange, agreements), must be ended by
+ *                     the watchdog within the same bound.
+ *   dead_peer staged  (MCOLL_ENGINE=staged, plain mpirun) the last rank dies while the others
+ *                     wait in a staged MPI_Allreduce on "device" memory of the contract driver:
+ *                     no team, so the MPI holds them, and the launcher must end the job. */
 #define _GNU_SOURCE
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
+#include "driver.h"
 #include "mcoll.h"
 #include "contract/model/contract.h"
 
+/* The victim's cuMemCreate: team creation is under way when it is first called. */
+static CUresult die_in_mem_create(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
+                                  unsigned long long flags)
+{
+    (void)handle, (void)size, (void)prop, (void)flags;
+    fflush(stdout);
+    kill(getpid(), SIGKILL);
+    return CUDA_ERROR_UNKNOWN;
+}
+
+/* Team creation on the contract driver, the last rank dying in it: never returns on a survivor
+ * (only the watchdog's MPI_Abort ends it). */
+static int create_and_die(int rank, int size)
+{
+    mcoll_comm *mc = NULL;
+    mcoll_result rc;
+    /* The table was loaded at MPI_Init; the victim's entry is replaced in place. */
+    if (rank == size - 1) mcoll_cu.cuMemCreate = die_in_mem_create;
+    MPI_Barrier(MPI_COMM_WORLD);
+    rc = mcoll_comm_create(MPI_COMM_WORLD, NULL, &mc);
+    printf("survivor %d: team creation returned %s with a dead peer\n", rank, mcoll_strerror(rc));
+    fflush(stdout);
+    return 1;
+}
+
+/* A staged MPI_Allreduce on the model's device memory, then one the last rank never joins:
+ * never returns on a survivor (the launcher ends the job). */
+static int staged_and_die(int rank, int size)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CUdeviceptr buf;
+    if (mcoll_cu.cuDeviceGet(&dev, 0) != CUDA_SUCCESS || mcoll_cu.cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        mcoll_cu.cuCtxSetCurrent(ctx) != CUDA_SUCCESS || mcoll_cu.cuMemAlloc(&buf, 1 << 20) != CUDA_SUCCESS ||
+        mcoll_cu.cuMemsetD8Async(buf, 1, 1 << 20, NULL) != CUDA_SUCCESS) {
+        fprintf(stderr, "rank %d: no device memory from the contract driver\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, (void *)(uintptr_t)buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == size - 1) {
+        sleep(1); /* the others are in the call by then */
+        kill(getpid(), SIGKILL);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, (void *)(uintptr_t)buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    printf("survivor %d: the staged call returned with a dead peer\n", rank);
+    fflush(stdout);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
-    int rank, size, taken;
+    int rank, size, taken, create;
     mcoll_comm *mc = NULL;
     mcoll_config config;
     mcoll_result rc;
 
-    if (argc != 2 || (strcmp(argv[1], "taken") && strcmp(argv[1], "blocked"))) {
-        fprintf(stderr, "usage: dead_peer taken|blocked\n");
+    if (argc != 2 || (strcmp(argv[1], "taken") && strcmp(argv[1], "blocked") && strcmp(argv[1], "create") &&
+                      strcmp(argv[1], "staged"))) {
+        fprintf(stderr, "usage: dead_peer taken|blocked|create|staged\n");
         return 2;
     }
     taken = strcmp(argv[1], "taken") == 0;
+    create = strcmp(argv[1], "create") == 0;
     mcoll_contract_install();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (create) return create_and_die(rank, size);
+    if (strcmp(argv[1], "staged") == 0) return staged_and_die(rank, size);
     mcoll_config_init(&config);
     config.buffer_size = 4u << 20;
     rc = mcoll_comm_create(MPI_COMM_WORLD, &config, &mc);

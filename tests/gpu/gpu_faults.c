@@ -9,7 +9,19 @@
  *             the next native call must fail with MCOLL_ERR_ABORTED, and the MPI_Allreduce that
  *             follows must end the job through the error handler (MPI_ERRORS_ARE_FATAL). The
  *             runner checks the log for "dead: survivors ok" lines and a bounded end.
- * Both start with a warm-up allreduce so that the team exists before the fault. */
+ *   -f dead-create (under `mpirun --enable-recovery`) no team exists yet; every rank calls
+ *             mcoll_comm_create and the last rank is killed inside it, at the first socket its
+ *             team creation opens (the handle exchange's, after the ranks learnt each other's
+ *             processes), or 3 s in (fabric handles need no socket). The others must
+ *             be ended by the watchdog (MPI_Abort) with a line naming the dead rank; a survivor
+ *             whose creation still returned says so ("team creation returned") and goes on as
+ *             in -f dead.
+ *   -f dead-staged (with MCOLL_ENGINE=staged, plain mpirun) the last rank is killed while the
+ *             others wait in a staged MPI_Allreduce on device buffers: with no team there is
+ *             no GPU wait and nothing of mcoll's to end; the process waits inside the MPI, and
+ *             the launcher ends the job (Open MPI's mpirun, when a rank dies by a signal).
+ * slow and dead start with a warm-up allreduce so that the team exists before the fault; the
+ * dead-* cases run alone (the filter must be exactly their name) and before any team exists. */
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
@@ -18,8 +30,11 @@
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <time.h>
 #include "common/harness.h"
 #include "common/report.h"
+#include "common/usage.h"
 #include "mcoll.h"
 
 #define COUNT (1u << 20)
@@ -69,16 +84,35 @@ static void slow_peer(mcoll_comm *mc)
     case_end();
 }
 
-static void dead_peer(mcoll_comm *mc)
+/* The cases that kill a rank run only when asked for alone, by name. */
+static int asked_alone(const char *name)
 {
     const char *filter = report_opts()->filter;
+    return filter && strcmp(filter, name) == 0;
+}
+
+static int is_victim(void) { return report_rank() == report_size() - 1; }
+
+static void die(void)
+{
+    fflush(stdout);
+    kill(getpid(), SIGKILL);
+}
+
+/* Through MPI: MPI_ERR_OTHER through MPI_ERRORS_ARE_FATAL ends the job here (with a team), or
+ * the launcher does (without one). */
+static void end_through_mpi(void)
+{
+    MPI_Allreduce(MPI_IN_PLACE, dev_buf, COUNT, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    printf("dead: rank %d: MPI_Allreduce returned with a dead peer\n", report_rank());
+    fflush(stdout);
+    _exit(1);
+}
+
+/* A survivor's calls on a team whose last rank is dead. */
+static void survive_on(mcoll_comm *mc)
+{
     mcoll_result rc;
-    /* Kills a rank: only when asked for by name. */
-    if (!filter || !strstr(filter, "dead") || !case_begin("faults/dead/native+mpi")) return;
-    if (report_rank() == report_size() - 1) {
-        fflush(stdout);
-        kill(getpid(), SIGKILL);
-    }
     /* The dead rank never arrives: only the watchdog ends this kernel. */
     rc = mcoll_allreduce(MPI_IN_PLACE, dev_buf, COUNT, MPI_FLOAT, MPI_SUM, mc, stream);
     cudaStreamSynchronize(stream);
@@ -87,11 +121,59 @@ static void dead_peer(mcoll_comm *mc)
     if (rc == MCOLL_ERR_ABORTED) printf("dead: survivors ok: rank %d got MCOLL_ERR_ABORTED\n", report_rank());
     else printf("dead: rank %d: second call returned %s, want MCOLL_ERR_ABORTED\n", report_rank(), mcoll_strerror(rc));
     fflush(stdout);
-    /* Through MPI: MPI_ERR_OTHER through MPI_ERRORS_ARE_FATAL ends the job here. */
-    MPI_Allreduce(MPI_IN_PLACE, dev_buf, COUNT, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    printf("dead: rank %d: MPI_Allreduce returned with a dead peer\n", report_rank());
+    end_through_mpi();
+}
+
+static void dead_peer(mcoll_comm *mc)
+{
+    if (!asked_alone("dead") || !case_begin("faults/dead/native+mpi")) return;
+    if (is_victim()) die();
+    survive_on(mc);
+}
+
+/* The victim's clock in team creation: the first socket opened after `arg` (the count
+ * before), or 3 s. */
+static void *die_in_creation(void *arg)
+{
+    long before = *(const long *)arg;
+    struct timespec nap = {0, 100000};
+    double t0 = wall_seconds();
+    while (usage_open_fds_to("socket:") <= before && wall_seconds() - t0 < 3.0) nanosleep(&nap, NULL);
+    printf("dead-create: rank %d dies %.3f s into team creation\n", report_rank(), wall_seconds() - t0);
+    die();
+    return NULL;
+}
+
+static void dead_in_creation(void)
+{
+    static long sockets_before;
+    pthread_t killer;
+    mcoll_comm *mc = NULL;
+    mcoll_result rc;
+    if (!case_begin("faults/dead-create/native+mpi")) return;
+    MPI_Barrier(MPI_COMM_WORLD);
+    sockets_before = usage_open_fds_to("socket:");
+    if (is_victim() && pthread_create(&killer, NULL, die_in_creation, &sockets_before) != 0) die();
+    rc = mcoll_comm_create(MPI_COMM_WORLD, NULL, &mc);
+    /* The victim never gets here unless its creation ended before the kill: it waits for it. */
+    if (is_victim()) pthread_join(killer, NULL);
+    printf("dead-create: rank %d: team creation returned %s\n", report_rank(), mcoll_strerror(rc));
     fflush(stdout);
-    _exit(1);
+    /* Created before the peer died: the ways of -f dead end it. */
+    if (rc == MCOLL_SUCCESS) survive_on(mc);
+    end_through_mpi();
+}
+
+static void dead_in_staged_call(void)
+{
+    if (!case_begin("faults/dead-staged/mpi")) return;
+    allreduce_checked(NULL, "warm-up MPI (staged)");
+    if (is_victim()) {
+        sleep(1); /* the others are in the call by then */
+        die();
+    }
+    say("dead-staged: waiting in a staged MPI_Allreduce for a rank that dies in 1 s");
+    end_through_mpi();
 }
 
 int main(int argc, char **argv)
@@ -102,6 +184,9 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
     cudaMalloc((void **)&dev_buf, COUNT * sizeof(float));
     cudaStreamCreate(&stream);
+    /* Before any team: the dead rank must not be a member of one already. */
+    if (asked_alone("dead-create")) dead_in_creation();
+    if (asked_alone("dead-staged")) dead_in_staged_call();
     if (setup_begin("faults/setup")) {
         if (mcoll_comm_create(MPI_COMM_WORLD, NULL, &mc) != MCOLL_SUCCESS) case_fatal("mcoll_comm_create failed");
         else {

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 #include "common/api.h"
+#include "common/cycle.h"
 #include "common/devbuf.h"
 #include "common/harness.h"
 #include "common/loops.h"
@@ -344,6 +345,7 @@ int main(int argc, char **argv)
         }
         teardown_comm("stream/twocomm/comm_destroy(world again)", mc_again);
         teardown_comm("stream/twocomm/comm_destroy(dup)", mc_dup);
+        cycle_cases("stream/cycle/world+dup/opposite-orders", MPI_COMM_WORLD, dup, stream, stream2);
         MPI_Comm_free(&dup);
         teardown_comm("stream/comm_destroy", mc);
     }

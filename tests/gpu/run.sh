@@ -4,7 +4,8 @@
 #   bash tests/gpu/run.sh [--np 2,4] [--steps LIST] [--mps auto|on|off] [--quick] [--filter F]
 #                         [--timeout S] [--budget S]
 #
-# Steps, in the order they run (default: all; `sanitizer` selects memcheck, racecheck, synccheck):
+# Steps, in the order they run (default: all; `sanitizer` selects memcheck, racecheck, synccheck,
+# initcheck):
 #   build      ./configure --with-cuda-arch=<the GPUs'> && make -j (in-tree, into build/;
 #              incremental when build/ is there)
 #   guard      the cuMulticast guard's self-test (tests/gpu/test_guard.sh); always run when a
@@ -31,13 +32,22 @@
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
 #              while the other waits for it on the GPU; the survivor must say which rank died,
-#              get MCOLL_ERR_ABORTED, and the job must end (MPI_Abort) within 30 s
+#              get MCOLL_ERR_ABORTED, and the job must end (MPI_Abort) within 30 s; then two more
+#              rows: dead-create (-f dead-create, --enable-recovery: killed inside team creation;
+#              the watchdog must end the job within 30 s, each survivor naming the dead rank) and
+#              dead-staged (-f dead-staged, MCOLL_ENGINE=staged, plain mpirun: killed during a
+#              staged call; no team, so mpirun must end the job within 30 s, naming the rank)
+#   soak       gpu_soak at each NP: SOAK_CALLS (100000) randomly mixed calls, checked, stopping
+#              by itself 60 s before the step's limit (at most SOAK_SECONDS, 240 s); fails on a
+#              wrong result, descriptor growth or resident memory growth past 32 MiB
 #   memcheck   compute-sanitizer --tool memcheck  on gpu_native -q and gpu_mpi -q at NP 2
 #   racecheck  compute-sanitizer --tool racecheck on a few cases of each (float sum, bcast, ...)
 #   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
 #   overlap    the non-blocking OSU look-alikes (mcoll_osu_iallreduce, _ibcast, _iallgather,
 #              _ireduce_scatter) at NP 2, -d cuda, 1 KiB..16 MiB, -f, checked (-c): passes when every
 #              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90)
+#   initcheck  compute-sanitizer --tool initcheck on gpu_mpi -q with MCOLL_ENGINE=staged at NP 2
+#              (the staged path's copies must read no uninitialized device memory)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
 #
 # Ranks and GPUs: a rank count above the number of GPUs runs with ranks sharing GPUs (local
@@ -59,6 +69,9 @@
 # it as two invocations (build is incremental):
 #   bash tests/gpu/run.sh --steps build,guard,nomps,native,stream,mpi,errors,split
 #   bash tests/gpu/run.sh --steps build,guard,staged,slow,dead,memcheck,racecheck,synccheck,bench
+# and the soak (about 500 s: each NP stops itself inside its step's limit) and initcheck apart:
+#   bash tests/gpu/run.sh --steps build,guard,soak
+#   bash tests/gpu/run.sh --steps build,guard,stream,dead,initcheck
 #
 # Safety: refuses to start (exit 2) unless NCCL_NVLS_ENABLE is exactly 0, and if MCOLL_NVLS or
 # MCOLL_ENGINE ask for multicast. Every GPU program runs under the guard (LD_PRELOAD of
@@ -80,8 +93,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead memcheck racecheck synccheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead memcheck racecheck synccheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -125,7 +138,7 @@ done
 [ -n "$NPS" ] || die "--np needs at least one rank count"
 expanded=
 for s in $STEPS; do
-    [ "$s" = sanitizer ] && s=$SANITIZER_TOOLS
+    [ "$s" = sanitizer ] && s="$SANITIZER_TOOLS initcheck"
     for t in $s; do
         case " $ALL_STEPS " in *" $t "*) ;; *) die "unknown step '$t' (steps: $ALL_STEPS; sanitizer)" ;; esac
         case " $expanded " in *" $t "*) ;; *) expanded="$expanded $t" ;; esac
@@ -272,6 +285,7 @@ key_of() { # step log
         bench)
             shared=$(grep -m 1 -o 'ranks [0-9,]* share GPU [^ ]*' "$2")
             echo "$(grep -v '^#' "$2" | grep -v -E ' mcoll (INFO|TRACE|WARN) ' | grep . | tail -n 1 | cut -c1-70)${shared:+; nccl not measured: $shared}" ;;
+        soak) grep '^# soak: ' "$2" | tail -n 1 | sed 's/^# soak: //' ;;
         *) summary_of "$2" ;;
     esac
 }
@@ -552,10 +566,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split emulation staged paths slow dead $SANITIZER_TOOLS overlap bench; do
+    for s in native stream mpi nonblocking errors split emulation staged paths slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|emulation) nps=$NPS ;;
+            native|stream|mpi|errors|emulation|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             bench) nps=$largest ;;
             *) nps=$small_np ;;
@@ -636,6 +650,66 @@ if selected dead; then
             show_failure "$log"
         fi
     fi
+fi
+
+# dead_more CASE: gpu_faults -f dead-CASE at the small NP, one row "dead-CASE" (see the header).
+dead_more() {
+    local what=$1 np=$small_np prog=$BUILD/tests/gpu/gpu_faults rg mps log t0 took named ok=0 key
+    local recovery=(--enable-recovery)
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
+    gpu_ready "dead-$what" "$rg" "$mps" "$prog" || return 0
+    step_limit "dead-$what" "$rg" "$mps" || return 0
+    log=$OUT/dead-$what-np$np.log
+    : > "$log"
+    if [ "$what" = staged ]; then
+        # No team: only the launcher can end a rank waiting inside the MPI.
+        MCOLL_ENGINE=staged mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+        recovery=()
+    else
+        mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+    fi
+    t0=$SECONDS
+    log_command "$log" "${MPI[@]}" ${recovery[@]+"${recovery[@]}"} "$prog" -f "dead-$what"
+    run_cmd "$LIMIT" "$log" "${MPI[@]}" ${recovery[@]+"${recovery[@]}"} "$prog" -f "dead-$what"
+    took=$((SECONDS - t0))
+    if [ "$what" = create ]; then
+        named=$(grep -c "local rank $((np - 1)) (pid [0-9]*) of this communicator's team has exited" "$log")
+        [ "$named" -ge $((np - 1)) ] && ok=1
+        key="the victim $(grep -o -m 1 'dies [0-9.]* s into team creation' "$log" || echo 'printed nothing')"
+        grep -q 'team creation returned' "$log" && key="$key, after team creation returned (not a creation case)"
+        key="$key; $named line(s) named the dead rank"
+    else
+        grep -q "rank $((np - 1)) .*exited on signal 9" "$log" && ok=1
+        key="mpirun's line naming the killed rank: $([ $ok = 1 ] && echo present || echo missing)"
+    fi
+    if [ "$took" -gt 30 ] || [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ] || grep -q 'returned with a dead peer' "$log"; then ok=0; fi
+    if [ $ok = 1 ]; then record "dead-$what" "$rg" "$mps" PASS "$took" "$key; job ended in $took s (exit $RC)"
+    else
+        record "dead-$what" "$rg" "$mps" FAIL "$took" "$key; $took s, exit $RC"
+        show_failure "$log"
+    fi
+}
+if selected dead; then
+    dead_more create
+    dead_more staged
+fi
+
+# soak_step NP: gpu_soak told to end by itself 60 s before the step's limit.
+soak_step() {
+    local np=$1 prog=$BUILD/tests/gpu/gpu_soak rg mps secs
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
+    gpu_ready soak "$rg" "$mps" "$prog" || return 0
+    step_limit soak "$rg" "$mps" || return 0
+    secs=${SOAK_SECONDS:-240}
+    [ "$secs" -gt $((LIMIT - 60)) ] && secs=$((LIMIT - 60))
+    [ "$secs" -lt 10 ] && secs=10
+    mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+    run_step soak "$rg" "$mps" "$OUT/soak-np$np.log" "${MPI[@]}" "$prog" -n "${SOAK_CALLS:-100000}" -t "$secs"
+}
+if selected soak; then
+    for np in $NPS; do soak_step "$np"; done
 fi
 
 # Sanitizer steps. The guard must be in the checked program next to the sanitizer's own
@@ -733,6 +807,17 @@ for tool in $SANITIZER_TOOLS; do
         sanitizer_step "$tool" "$np" "$prog" ${filter[@]+"${filter[@]}"}
     done
 done
+
+# initcheck on the staged path: every device buffer is copied to and from pinned host memory.
+if selected initcheck; then
+    if [ ! -x "$sanitizer" ]; then
+        record initcheck "$(ranks_gpus "$small_np")" "$(mps_col "$small_np")" SKIP 0 "no compute-sanitizer"
+    else
+        filter=()
+        [ -n "$USER_FILTER" ] && filter=(-f "$USER_FILTER")
+        MCOLL_ENGINE=staged sanitizer_step initcheck "$small_np" mpi ${filter[@]+"${filter[@]}"}
+    fi
+fi
 
 if selected overlap; then
     np=$small_np

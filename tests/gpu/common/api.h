@@ -11,7 +11,7 @@
 
 typedef enum {
     COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER,
-    /* API 0.3 of the native API; through MPI_* too (common/mpi_calls.h) */
+    /* API 0.3 of the native API; through MPI_* too (common/mpi_calls.h; gpu_soak) */
     COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_GATHER, COLL_GATHERV, COLL_SCATTER, COLL_SCATTERV,
     COLL_SCAN, COLL_EXSCAN
 } coll_kind;
@@ -49,8 +49,14 @@ struct coll_api {
 
 /* Native API over an mcoll communicator of `comm` on `stream`. */
 void api_native(coll_api *api, const char *name, MPI_Comm comm, mcoll_comm *mc, cudaStream_t stream);
+/* The native call captured into a CUDA graph of its own, launched once and waited for; the
+ * graph is freed before issue returns. */
+void api_graph(coll_api *api, const char *name, MPI_Comm comm, mcoll_comm *mc, cudaStream_t stream);
 /* MPI_* calls over `comm` (its error handler becomes MPI_ERRORS_RETURN). */
 void api_mpi(coll_api *api, const char *name, MPI_Comm comm);
+/* The same through the nonblocking forms (MPI_I*; reduce_scatter as MPI_Ireduce_scatter with
+ * equal counts), each completed by MPI_Wait before issue returns. */
+void api_mpi_nonblocking(coll_api *api, const char *name, MPI_Comm comm);
 
 /* issue then wait. */
 int api_run(coll_api *api, const coll_call *call);

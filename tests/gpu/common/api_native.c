@@ -93,6 +93,39 @@ static int native_wait(coll_api *api)
     return cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize after the collective");
 }
 
+/* Capture the call into a graph of its own, launch it once, wait, and free the graph: the
+ * graph's resources must come and go with it. */
+static int graph_issue(coll_api *api, const coll_call *call)
+{
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    mcoll_result rc;
+    char text[200];
+    int ok;
+
+    if (cuda_check(cudaStreamBeginCapture(api->stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture")) return -1;
+    rc = native_enqueue(api->mc, api->stream, call);
+    /* End the capture whatever happened, or the stream stays unusable. */
+    ok = !cuda_check(cudaStreamEndCapture(api->stream, &graph), "cudaStreamEndCapture");
+    if (rc != MCOLL_SUCCESS) {
+        native_describe(rc, text, sizeof text);
+        case_fail("mcoll_%s returned %d during capture: %s", coll_name(call->kind), (int)rc, text);
+        ok = 0;
+    }
+    ok = ok && !cuda_check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate") &&
+         !cuda_check(cudaGraphLaunch(exec, api->stream), "cudaGraphLaunch") &&
+         !cuda_check(cudaStreamSynchronize(api->stream), "cudaStreamSynchronize after the graph");
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    return ok ? 0 : -1;
+}
+
+void api_graph(coll_api *api, const char *name, MPI_Comm comm, mcoll_comm *mc, cudaStream_t stream)
+{
+    api_native(api, name, comm, mc, stream);
+    api->issue = graph_issue;
+}
+
 void api_native(coll_api *api, const char *name, MPI_Comm comm, mcoll_comm *mc, cudaStream_t stream)
 {
     api->name = name;

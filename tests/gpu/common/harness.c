@@ -52,11 +52,12 @@ static void header(const char *program, const gpu_opts *opts, int device)
     free(nodes);
 }
 
-int harness_start(int *argc, char ***argv, const char *program, const char *about, gpu_opts *opts)
+/* need_gpu 0: host buffers only; no device is picked and none is needed. */
+static int start(int *argc, char ***argv, const char *program, const char *about, gpu_opts *opts, int need_gpu)
 {
     char why[256];
     const char *hazard;
-    int rc, device;
+    int rc, device = -1;
 
     rc = opts_parse(*argc, *argv, program, about, env_is_printer(), opts);
     if (rc >= 0) return rc;
@@ -70,8 +71,7 @@ int harness_start(int *argc, char ***argv, const char *program, const char *abou
                         "(pass it with mpirun -x LD_PRELOAD=...)\n", program);
         return 2;
     }
-    device = env_select_device(why, sizeof why);
-    if (device < 0) {
+    if (need_gpu && (device = env_select_device(why, sizeof why)) < 0) {
         if (env_is_printer()) printf("skip: %s\n", why);
         return 77;
     }
@@ -80,8 +80,19 @@ int harness_start(int *argc, char ***argv, const char *program, const char *abou
         return 1;
     }
     report_init(program, opts);
-    header(program, opts, device);
+    if (need_gpu) header(program, opts, device);
+    else say("%s: %d ranks, host buffers only (no GPU used); seed %lu", program, report_size(), opts->seed);
     return -1;
+}
+
+int harness_start(int *argc, char ***argv, const char *program, const char *about, gpu_opts *opts)
+{
+    return start(argc, argv, program, about, opts, 1);
+}
+
+int harness_start_host(int *argc, char ***argv, const char *program, const char *about, gpu_opts *opts)
+{
+    return start(argc, argv, program, about, opts, 0);
 }
 
 int harness_finish(void)

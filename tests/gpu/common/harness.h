@@ -13,6 +13,9 @@
  * initialized: 0 after --help, 2 refused or bad usage, 77 no GPU. */
 int harness_start(int *argc, char ***argv, const char *program, const char *about, gpu_opts *opts);
 
+/* The same for a run on host buffers only: no GPU is picked or needed (never 77). */
+int harness_start_host(int *argc, char ***argv, const char *program, const char *about, gpu_opts *opts);
+
 /* Summary, MPI_Finalize; returns the exit status. */
 int harness_finish(void);
 

@@ -39,6 +39,9 @@ typedef struct {
     gen_ctx gen;
     /* Block collectives (blocks.h): this rank's send [0] and receive [1] side, in elements. */
     size_t counts[2][PREP_MAX_RANKS], displs[2][PREP_MAX_RANKS];
+    /* Set after prep_alloc for MPI_Exscan: rank 0's recvbuf is undefined there, so it is not
+     * checked (the native call must leave it as it was). */
+    int exscan_rank0_undefined;
 } coll_prep;
 
 /* Case names: <api>/<collective>/<type>[/<op>]/n=<count>[/root=<r>][/ip|/oop][/unaligned][/host][/nullrecv] */
