@@ -73,7 +73,7 @@ static void user_op(coll_api *api, size_t count)
 {
     coll_case c = reduction(COLL_ALLREDUCE, TT_FLOAT, OP_SUM, count, MEM_DEVICE);
     coll_prep p;
-    coll_call call;
+    coll_call call = {0};
     MPI_Op op;
     int rc;
 

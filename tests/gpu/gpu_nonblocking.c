@@ -114,7 +114,7 @@ typedef coll_case (*sequence)(int i, int size);
 static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence seq)
 {
     coll_prep *p = calloc((size_t)n, sizeof *p);
-    coll_call call;
+    coll_call call = {0};
     devbuf one;
     int k, ready = p != NULL, value, want;
 
@@ -161,7 +161,7 @@ static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence 
 static void with_point_to_point(coll_api *api, int calls)
 {
     coll_prep p[8];
-    coll_call call;
+    coll_call call = {0};
     MPI_Request q[8 + 3];
     mpi_ints ints[8];
     MPI_Status st;
@@ -205,7 +205,7 @@ static void persistent_rounds(coll_api *api, size_t count, int rounds)
 {
     coll_case c[2];
     coll_prep p[2];
-    coll_call call;
+    coll_call call = {0};
     MPI_Request q[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     int r, k, ready;
 

@@ -180,7 +180,7 @@ static int soak_one(soak_world *w, const soak_call *sc, long index, uint64_t see
     coll_api *api = &w->api[sc->comm][sc->path];
     coll_case c = sc->c;
     coll_prep p;
-    coll_call call;
+    coll_call call = {0};
     char label[224];
     int ready, right = 0;
 

@@ -25,7 +25,7 @@ static void interleave_world(const char *prefix, coll_api *world, coll_api *pair
 {
     int n = 2 * pairs, i, ok = 1;
     coll_prep *preps = calloc((size_t)n, sizeof *preps);
-    coll_call call;
+    coll_call call = {0};
     char label[160], name[128];
 
     if (!case_begin("%s/interleave-with-world/x%d", prefix, n)) {

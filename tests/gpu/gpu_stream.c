@@ -60,7 +60,7 @@ static void check_all(coll_prep *preps, int n, const char *what)
 static int enqueue_all(coll_prep *preps, coll_api *const *apis, int n)
 {
     char text[200];
-    coll_call call;
+    coll_call call = {0};
     int i;
     for (i = 0; i < n; i++) {
         mcoll_result rc;

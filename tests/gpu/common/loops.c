@@ -74,7 +74,7 @@ static void check_rows(const test_type *t, uint64_t key, int nranks, const unsig
 
 static coll_call allreduce_call(const test_type *t, size_t count, const void *send, void *recv)
 {
-    coll_call call;
+    coll_call call = {0};
     call.kind = COLL_ALLREDUCE;
     call.type = t;
     call.op = op_get(OP_SUM);
@@ -195,7 +195,7 @@ void loop_bcast(coll_api *api, size_t count, int iters)
     }
     if (case_agree(ready)) {
         for (k = 0; k < iters; k++) {
-            coll_call call;
+            coll_call call = {0};
             call.kind = COLL_BCAST;
             call.type = t;
             call.op = NULL;

@@ -211,6 +211,11 @@ static size_t check_tail(const coll_prep *p, char *why, size_t len)
                           len - used);
 }
 
+static int is_logical_op(const test_op *op)
+{
+    return op && (op->id == OP_LAND || op->id == OP_LOR || op->id == OP_LXOR);
+}
+
 /* The outputs this rank must hold, checked against the reference. */
 static size_t check_outputs(coll_prep *p, char *why, size_t len)
 {
@@ -237,6 +242,11 @@ static size_t check_outputs(coll_prep *p, char *why, size_t len)
         }
         return bad;
     case COLL_SCAN:
+        /* Rank 0's prefix has one operand, which MPIs pass through as it is (Open MPI copies
+         * it), where the engines normalize a logical op's result to 0 or 1: both are right. */
+        if (p->rank == 0 && is_logical_op(c->op) && !check_tail(p, why, len) &&
+            memcmp(p->host_out, p->host_in, count * el) == 0)
+            return 0;
         return ref_check_prefix(&p->gen, p->rank + 1, p->host_out, 0, count, why, len) || check_tail(p, why, len);
     case COLL_EXSCAN:
         if (p->rank > 0)
@@ -290,7 +300,7 @@ void case_run(coll_api *api, const coll_case *c)
 {
     char name[192];
     coll_prep p;
-    coll_call call;
+    coll_call call = {0};
     int ready;
 
     case_name(api->name, c, name, sizeof name);
