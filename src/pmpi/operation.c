@@ -106,6 +106,27 @@ static int launch_engine(mcoll_nbop *op)
     return MPI_SUCCESS;
 }
 
+/* Open MPI 4.1's MPI_Ialltoallv with MPI_IN_PLACE returns wrong blocks with uneven counts
+ * (reproduced on host buffers without mcoll). The staged copy of an in-place alltoallv is
+ * therefore made out of place: a second host copy of the blocks is sent, with the receive
+ * counts and displacements as the send ones, which is what in place means. */
+static int unfolds_in_place(const mcoll_call *c)
+{
+    return c->coll == &mcoll_coll_alltoallv && c->sendbuf == MPI_IN_PLACE && c->recv.staged;
+}
+
+static void unfold_in_place(mcoll_call *c, char *copy, void **mpi_buf)
+{
+    MPI_Aint lo;
+    size_t bytes;
+    mcoll_buf_span(&c->recv, c->recv.first, c->recv.count, &lo, &bytes);
+    memcpy(copy, (char *)mpi_buf[1] + lo, bytes);
+    mpi_buf[0] = copy - lo;
+    c->sendcounts = c->recvcounts;
+    c->sdispls = c->rdispls;
+    c->type = c->recvtype;
+}
+
 /* The staged path: device buffers copied whole into one pooled host block (each at the offsets
  * it has in the user's buffer, as the blocking staged path does), the copies waited for, the
  * MPI's nonblocking call made on the host copies. Results go back after it completes. */
@@ -114,7 +135,7 @@ static int launch_staged(mcoll_nbop *op)
     mcoll_call *c = &op->call;
     mcoll_buf *roles[2] = {&c->send, &c->recv};
     void *mpi_buf[2] = {(void *)(uintptr_t)c->sendbuf, c->recvbuf};
-    size_t need[2] = {0, 0}, off = 0, bytes;
+    size_t need[2] = {0, 0}, off = 0, bytes, extra;
     MPI_Aint lo;
     mcoll_stage *st;
     CUstream stream = NULL;
@@ -126,9 +147,10 @@ static int launch_staged(mcoll_nbop *op)
         mcoll_buf_span(roles[k], roles[k]->first, roles[k]->count, &lo, &bytes);
         need[k] = (bytes + SLOT_ALIGN - 1) / SLOT_ALIGN * SLOT_ALIGN;
     }
-    if (st && (!op->host || op->host->bytes < need[0] + need[1])) {
+    extra = unfolds_in_place(c) ? need[1] : 0;
+    if (st && (!op->host || op->host->bytes < need[0] + need[1] + extra)) {
         mcoll_pool_put(op->host);
-        op->host = mcoll_pool_get(0, need[0] + need[1]);
+        op->host = mcoll_pool_get(0, need[0] + need[1] + extra);
     }
     if (st) stream = mcoll_pool_stream();
     if (!st || !op->host || !stream) {
@@ -162,6 +184,7 @@ static int launch_staged(mcoll_nbop *op)
         mcoll_cu.cuCtxGetCurrent(&op->ctx);
         if (!(op->event = mcoll_pool_event())) failed = 1;
     }
+    if (!failed && extra) unfold_in_place(c, op->host->ptr + need[0] + need[1], mpi_buf);
     mcoll_stage_end(st);
     /* The MPI call is made even when a copy failed, so the other ranks are not left waiting. */
     err = op->nb->start(c, mpi_buf[0], mpi_buf[1], &op->inner);
