@@ -4,6 +4,7 @@
 #include "plugin.h"
 #include "signature.h"
 #include "config.h"
+#include "hier_path.h"
 
 static int active(const mcoll_buf *b) { return b->in || b->out; }
 static int on_device(const mcoll_buf *b) { return active(b) && b->mem != MCOLL_MEM_HOST; }
@@ -61,7 +62,7 @@ static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
     /* the role whose datatype is c->recvtype */
     d->bytes = (size_t)block * (size_t)(active(&c->recv) ? c->recv.size : c->send.size);
     if (c->cs->size < s->min_ranks) return "communicator below MCOLL_MIN_RANKS";
-    if (!mcoll_comm_node_local(c->cs)) return "communicator spans nodes";
+    if (!mcoll_comm_node_local(c->cs) || c->cs->hier) return c->cs->hier ? mcoll_hier_why : "communicator spans nodes";
     return NULL;
 }
 
@@ -88,6 +89,8 @@ void mcoll_decide(mcoll_call *c, mcoll_decision *d)
         d->why = "device buffers";
         return;
     }
+    /* Several NVLink domains: hierarchical where it can run the call (hier_path.h). */
+    if (d->engine_why == mcoll_hier_why && mcoll_hier_takes(c, d)) return;
     decide_fallback(c, d);
 }
 
