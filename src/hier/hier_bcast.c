@@ -34,10 +34,5 @@ static void through_leaders(hier_run *x)
 
 mcoll_result mcoll_hier_bcast(mcoll_hier *h, const mcoll_hier_args *a)
 {
-    hier_run x;
-    mcoll_result rc = hier_run_begin(&x, h, a);
-    if (rc != MCOLL_SUCCESS) return rc;
-    if (h->equal) sliced(&x);
-    else through_leaders(&x);
-    return x.rc;
+    return hier_execute(h, a, "bcast", sliced, through_leaders);
 }

@@ -34,6 +34,7 @@ struct mcoll_hier {
     int engine_reported;     /* mcoll_hier_engine_built said so */
     /* Memory of the steps, grown to the largest call: */
     CUstream stream;         /* copies (created in the context of the first call) */
+    CUevent marks[2];        /* points on the engine's stream, for pipelined steps */
     char *host;              /* pinned staging memory */
     size_t host_bytes;
     int host_registered;
@@ -48,9 +49,17 @@ typedef struct {
     const mcoll_hier_args *a;
     mcoll_comm *engine;      /* the domain's engine for this call, or NULL */
     mcoll_result rc;         /* the first failure; later MPI steps are still made */
+    int queued;              /* engine steps return once queued (hier_intra_mark/wait order them) */
+    double start, mpi_s;     /* MPI_Wtime at the start; seconds in steps between domains (MPI,
+                                staging included) */
 } hier_run;
 
-mcoll_result hier_run_begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a);
+/* Run one call: `equal` when the domains have one size, else `unequal`; returns the first
+ * failure, after one TRACE line splitting its time: steps between domains (MPI, staging
+ * included), and the rest (steps inside the domains, copies). */
+typedef void (*hier_algorithm)(hier_run *x);
+mcoll_result hier_execute(mcoll_hier *h, const mcoll_hier_args *a, const char *name, hier_algorithm equal,
+                          hier_algorithm unequal);
 
 /* Inside the domain; counts in elements of the call (a->esize bytes). Each returns once the
  * result is in place. in may be MPI_IN_PLACE where MPI allows it. */
@@ -60,6 +69,15 @@ void hier_intra_reduce(hier_run *x, const void *in, void *out, size_t n, int roo
 void hier_intra_bcast(hier_run *x, void *buf, size_t n, int root);
 void hier_intra_allgather(hier_run *x, const void *in, void *out, size_t n);        /* n per rank */
 void hier_intra_gather(hier_run *x, const void *in, void *out, size_t n, int root);  /* n per rank */
+
+/* Pipelining with the engine: while x->queued is set, the steps above return once queued on the
+ * engine's stream; mark records point `slot` (0 or 1) after what is queued, wait returns when
+ * the engine has reached it, finish when it has run everything. Without an engine (steps made
+ * through MPI or copies) they return at once: those steps are done when they return. */
+int hier_can_queue(const hier_run *x);   /* the domain's engine runs the steps, events at hand */
+void hier_intra_mark(hier_run *x, int slot);
+void hier_intra_wait(hier_run *x, int slot);
+void hier_intra_finish(hier_run *x);
 
 /* Between domains, on h->cross (ranks numbered by domain); same conventions. */
 void hier_inter_allreduce(hier_run *x, const void *in, void *out, size_t n);

@@ -1,5 +1,5 @@
-/* Memory and copies of the hierarchical steps, and the start of a call: the domain's engine is
- * built by the first call that may use it. */
+/* One call's run (its start builds the domain's engine on the first call that may use it), and
+ * the memory and copies of the hierarchical steps. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +28,15 @@ static void build_engine(mcoll_hier *h)
     }
 }
 
-mcoll_result hier_run_begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a)
+static mcoll_result begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a)
 {
     x->h = h;
     x->a = a;
     x->rc = MCOLL_SUCCESS;
     x->engine = NULL;
+    x->queued = 0;
+    x->start = MPI_Wtime();
+    x->mpi_s = 0;
     if (a->device && a->engines) {
         if (!h->engine_tried) build_engine(h);
         x->engine = h->engine;
@@ -42,7 +45,27 @@ mcoll_result hier_run_begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a
         h->stream = NULL;
         return MCOLL_ERR_CUDA;
     }
+    /* Without both events the engine's steps still run, one after the other (hier_can_queue). */
+    if (x->engine && !h->marks[1] && (mcoll_cu.cuEventCreate(&h->marks[0], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
+                                      mcoll_cu.cuEventCreate(&h->marks[1], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)) {
+        if (h->marks[0]) mcoll_cu.cuEventDestroy(h->marks[0]);
+        h->marks[0] = h->marks[1] = NULL;
+    }
     return MCOLL_SUCCESS;
+}
+
+mcoll_result hier_execute(mcoll_hier *h, const mcoll_hier_args *a, const char *name, hier_algorithm equal,
+                          hier_algorithm unequal)
+{
+    hier_run x;
+    double total;
+    mcoll_result rc = begin(&x, h, a);
+    if (rc != MCOLL_SUCCESS) return rc;
+    (h->equal ? equal : unequal)(&x);
+    total = MPI_Wtime() - x.start;
+    MCOLL_TRACE("hier %s %zu B: %.3f ms, between domains %.3f ms, inside domains %.3f ms", name, a->count * a->esize,
+                1e3 * total, 1e3 * x.mpi_s, 1e3 * (total - x.mpi_s));
+    return x.rc;
 }
 
 char *hier_scratch(hier_run *x, size_t bytes)
@@ -111,6 +134,9 @@ void hier_free_memory(mcoll_hier *h)
     }
     if (h->host) mcoll_host_free_near(h->host, h->host_bytes, h->host_registered);
     if (h->stream) mcoll_cu.cuStreamDestroy(h->stream);
+    if (h->marks[0]) mcoll_cu.cuEventDestroy(h->marks[0]);
+    if (h->marks[1]) mcoll_cu.cuEventDestroy(h->marks[1]);
+    h->marks[0] = h->marks[1] = NULL;
     h->scratch = h->host = NULL;
     h->stream = NULL;
 }

@@ -56,10 +56,5 @@ static void through_leaders(hier_run *x)
 
 mcoll_result mcoll_hier_reduce_scatter(mcoll_hier *h, const mcoll_hier_args *a)
 {
-    hier_run x;
-    mcoll_result rc = hier_run_begin(&x, h, a);
-    if (rc != MCOLL_SUCCESS) return rc;
-    if (h->equal) local_major(&x);
-    else through_leaders(&x);
-    return x.rc;
+    return hier_execute(h, a, "reduce_scatter", local_major, through_leaders);
 }

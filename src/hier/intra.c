@@ -6,8 +6,30 @@
 
 static void engine_done(hier_run *x, mcoll_result rc)
 {
-    if (rc == MCOLL_SUCCESS) rc = mcoll_comm_sync(x->engine);
+    if (rc == MCOLL_SUCCESS && !x->queued) rc = mcoll_comm_sync(x->engine);
     if (rc != MCOLL_SUCCESS && x->rc == MCOLL_SUCCESS) x->rc = rc;
+}
+
+static void cu_done(hier_run *x, CUresult r)
+{
+    if (r != CUDA_SUCCESS && x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_CUDA;
+}
+
+int hier_can_queue(const hier_run *x) { return x->engine && x->h->marks[1]; }
+
+void hier_intra_mark(hier_run *x, int slot)
+{
+    if (x->engine) cu_done(x, mcoll_cu.cuEventRecord(x->h->marks[slot], mcoll_comm_stream(x->engine)));
+}
+
+void hier_intra_wait(hier_run *x, int slot)
+{
+    if (x->engine) cu_done(x, mcoll_cu.cuEventSynchronize(x->h->marks[slot]));
+}
+
+void hier_intra_finish(hier_run *x)
+{
+    if (x->engine) engine_done(x, mcoll_comm_sync(x->engine));
 }
 
 static const void *source(const void *in, const void *out) { return in == MPI_IN_PLACE ? out : in; }

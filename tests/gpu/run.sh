@@ -19,6 +19,9 @@
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
 #   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
+#   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
+#              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
+#              between), every collective and root, odd counts, against host results
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -72,8 +75,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
-GPU_STEPS="nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
+ALL_STEPS="build guard nomps native stream mpi nonblocking errors split staged hier slow dead memcheck racecheck synccheck overlap bench"
+GPU_STEPS="nomps native stream mpi nonblocking errors split staged hier slow dead memcheck racecheck synccheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -473,6 +476,7 @@ mpi_cmd() {
     fi
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
+    if [ -n "${MCOLL_DOMAIN_SIZE-}" ]; then MPI+=(-x "MCOLL_DOMAIN_SIZE=$MCOLL_DOMAIN_SIZE"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -512,11 +516,12 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split staged slow dead $SANITIZER_TOOLS overlap bench; do
+    for s in native stream mpi nonblocking errors split staged hier slow dead $SANITIZER_TOOLS overlap bench; do
         selected "$s" || continue
         case $s in
             native|stream|mpi|errors) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
+            hier) nps=4 ;;
             bench) nps=$largest ;;
             *) nps=$small_np ;;
         esac
@@ -553,6 +558,14 @@ done
 if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+fi
+
+if selected hier; then
+    # Four ranks in simulated NVLink domains: each collective runs inside the domains on the
+    # engine and between them through MPI (staged: the MPI here is not CUDA-aware).
+    for k in 2 3; do
+        MCOLL_DOMAIN_SIZE=$k gpu_step "hier-d$k" 4 "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    done
 fi
 
 # Faults: a slow peer must be waited for; a dead one must end its team's waits and the job.
