@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include "contract/devmem.h"
+#include "contract/pmpi_real.h"
 
 static int world_size, cuda_aware;
 static long sub_calls;
@@ -27,17 +28,6 @@ static void note(MPI_Comm c, const char *call, const void *s, const void *r)
     }
 }
 
-#define REAL(name, type) static type real_##name;                                              \
-    if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
-
-typedef int (*allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*bcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm);
-typedef int (*reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
-typedef int (*rsb_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*rs_fn)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
-typedef int (*allgatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
-typedef int (*gather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
 
 int PMPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
 {
@@ -84,7 +74,7 @@ int PMPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *
 }
 int PMPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c)
 {
-    REAL(PMPI_Gather, gather_fn);
+    REAL(PMPI_Gather, rooted_fn);
     note(c, "PMPI_Gather", s, r);
     return real_PMPI_Gather(s, sn, st, r, rn, rt, root, c);
 }
