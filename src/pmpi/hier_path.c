@@ -18,10 +18,11 @@ static int hier_collective(const mcoll_coll *coll)
 int mcoll_hier_takes(mcoll_call *c, mcoll_decision *d)
 {
     mcoll_hier *h = c->cs->hier;
-    /* The largest MPI count of a step: the whole vector, or every rank's block at once. */
-    size_t elements = d->reduces ? d->count : d->bytes;
-    size_t widest = c->coll == &mcoll_coll_allgather || !d->reduces ? d->bytes * (size_t)c->cs->size
-                                                                     : elements * (size_t)c->cs->size;
+    /* The largest MPI count of a step: the whole vector (allreduce, reduce, bcast), or every
+     * rank's block at once (allgather, reduce-scatter). */
+    int per_rank = c->coll == &mcoll_coll_allgather || c->coll == &mcoll_coll_reduce_scatter_block ||
+                   c->coll == &mcoll_coll_reduce_scatter;
+    size_t widest = (d->reduces ? d->count : d->bytes) * (per_rank ? (size_t)c->cs->size : 1);
     if (mcoll_settings_get()->hier == MCOLL_HIER_OFF || !mcoll_hier_useful(h) || !hier_collective(c->coll)) return 0;
     /* Padded pairs (MPI_DOUBLE_INT, ...) would be copied with their padding past the end. */
     if (d->reduces && (!d->base || !d->base->dense)) return 0;
