@@ -16,8 +16,8 @@
 
 typedef struct mcoll_hier mcoll_hier;
 
-/* Collective over the intracommunicator `comm` (MPI_Comm_split_type, one allreduce, one
- * allgather, and two MPI_Comm_split when it spans domains). Returns 1 when every rank of `comm`
+/* Collective over the intracommunicator `comm` (MPI_Comm_split_type, an allreduce on the node,
+ * one allreduce and one allgather over `comm`, and two MPI_Comm_split when it spans domains). Returns 1 when every rank of `comm`
  * shares this node, else 0; *out is the record when the ranks form more than one domain, NULL
  * otherwise (one domain, or MPI failed: then the communicator is taken as one node-less group). */
 int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out);

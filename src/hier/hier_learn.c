@@ -102,7 +102,7 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
 {
     mcoll_domain_facts mine, *all = NULL;
     mcoll_hier *h = NULL;
-    int *leader = NULL, size, rank, node_size = 0, ok, node_local;
+    int *leader = NULL, size, rank, node_size = 0, ok, node_local, agreed[3];
     const char *fallback = NULL;
 
     *out = NULL;
@@ -115,9 +115,18 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     all = malloc((size_t)size * sizeof *all);
     leader = malloc((size_t)size * sizeof *leader);
     ok = ok && all && leader;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !ok ||
+    /* One allreduce: did every rank get this far, and do all run the same MCOLL_HIER (the
+     * steps inside a domain must be made alike on its ranks)? */
+    agreed[0] = !ok;
+    agreed[1] = (int)mcoll_settings_get()->hier;
+    agreed[2] = -agreed[1];
+    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] ||
         PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, comm) != MPI_SUCCESS)
         goto none;
+    if (agreed[1] != -agreed[2]) {
+        if (rank == 0) MCOLL_WARN("communicator of %d ranks: ranks disagree on MCOLL_HIER; its NVLink domains are its nodes", size);
+        goto none;
+    }
     h = calloc(1, sizeof *h);
     if (!h) goto none; /* the same on every rank only by luck: then the rest is staged */
     h->rank = rank;

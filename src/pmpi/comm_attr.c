@@ -156,7 +156,7 @@ int mcoll_comm_node_local(mcoll_comm_state *s)
     if (s->node_local >= 0) return s->node_local;
     if (s->is_inter) return s->node_local = 0;
     /* A failing MPI_Comm_split_type also answers 0: the communicator is taken as spanning nodes. */
-    /* The same collective moment learns its NVLink domains (one allgather more). */
+    /* The same collective moment learns its NVLink domains (hier.h: a few small collectives more). */
     s->node_local = mcoll_hier_learn(s->comm, &s->hier);
     MCOLL_TRACE("communicator of %d ranks: %s, %s", s->size, s->node_local ? "node-local" : "spans nodes",
                 mcoll_hier_describe(s->hier));

@@ -3,7 +3,7 @@
  * device, model/cliques.c) and MCOLL_DOMAIN_SIZE set per case: one clique on the node (one
  * domain), cliques that differ on the node or exist on some ranks only (a warning, the node),
  * simulated domains of 2 and 3 ranks (equal and unequal, the sub-communicators), and ranks that
- * disagree on the setting (a warning, the node). Every case ends in one domain or a record, on
+ * disagree on the setting or on MCOLL_HIER (a warning, the node). Every case ends in one domain or a record, on
  * every rank alike, never a hang. */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -113,6 +113,15 @@ int main(int argc, char **argv)
                mcoll_last_warning());
 
     EXPECT(mcoll_contract_violations() == 0, "%d violations of the driver contract", mcoll_contract_violations());
+    /* Ranks disagree on MCOLL_HIER: the node again, never a record some ranks lack. */
+    setenv("MCOLL_HIER", rank == 0 ? "mpi" : "auto", 1);
+    h = learn("2", "", &node_local);
+    EXPECT(h == NULL, "ranks disagreeing on MCOLL_HIER: the node");
+    if (rank == 0)
+        EXPECT(strstr(mcoll_last_warning(), "disagree on MCOLL_HIER") != NULL, "no warning: '%s'", mcoll_last_warning());
+    unsetenv("MCOLL_HIER");
+    mcoll_settings_reload();
+
     MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Finalize();
     cu->cuDevicePrimaryCtxRelease(dev);
