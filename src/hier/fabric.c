@@ -87,7 +87,7 @@ static int64_t key_of(const mcoll_fabric_info *info)
     return (int64_t)(h >> 1);
 }
 
-int64_t mcoll_fabric_key(int device)
+static int64_t query_key(int device)
 {
     static const unsigned char no_cluster[16];
     mcoll_fabric_info info;
@@ -101,4 +101,24 @@ int64_t mcoll_fabric_key(int device)
     /* A GPU outside any NVLink cluster reports a zero UUID. */
     if (!memcmp(info.cluster_uuid, no_cluster, sizeof no_cluster)) return -1;
     return key_of(&info);
+}
+
+/* Asked once per device: a GPU's clique does not change while the process runs. */
+#define MAX_DEVICES 64
+static int64_t known[MAX_DEVICES];
+static int asked[MAX_DEVICES];
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int64_t mcoll_fabric_key(int device)
+{
+    int64_t key;
+    if (device < 0 || device >= MAX_DEVICES || installed) return query_key(device); /* models change */
+    pthread_mutex_lock(&known_lock);
+    if (!asked[device]) {
+        known[device] = query_key(device);
+        asked[device] = 1;
+    }
+    key = known[device];
+    pthread_mutex_unlock(&known_lock);
+    return key;
 }

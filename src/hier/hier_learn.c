@@ -102,7 +102,7 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
 {
     mcoll_domain_facts mine, *all = NULL;
     mcoll_hier *h = NULL;
-    int *leader = NULL, size, rank, node_size = 0, ok, node_local, agreed[3];
+    int *leader = NULL, size, rank, node_size = 0, ok, node_local, agreed[4];
     const char *fallback = NULL;
 
     *out = NULL;
@@ -115,12 +115,15 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     all = malloc((size_t)size * sizeof *all);
     leader = malloc((size_t)size * sizeof *leader);
     ok = ok && all && leader;
-    /* One allreduce: did every rank get this far, and do all run the same MCOLL_HIER (the
-     * steps inside a domain must be made alike on its ranks)? */
+    /* One allreduce: did every rank get this far, do all run the same MCOLL_HIER (the steps
+     * inside a domain must be made alike on its ranks), and could the ranks be more than one
+     * domain (several nodes, a setting, fabric info)? One node with neither is one domain, and
+     * needs no allgather. */
     agreed[0] = !ok;
     agreed[1] = (int)mcoll_settings_get()->hier;
     agreed[2] = -agreed[1];
-    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] ||
+    agreed[3] = !node_local || mine.domain_size != 0 || mine.fabric >= 0;
+    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 4, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
         PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, comm) != MPI_SUCCESS)
         goto none;
     if (agreed[1] != -agreed[2]) {
