@@ -21,7 +21,8 @@
 #   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
 #   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
-#              between), every collective and root, odd counts, against host results
+#              between), every collective and root, odd counts, against host results; the
+#              PMPI INFO lines must show calls on the `hier` path
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -419,6 +420,11 @@ run_step() {
             key="no 'without MPS' INFO line in the log; $key"
         fi
     fi
+    if [ "${step%%-*}" = hier ] && [ "$result" = PASS ]; then
+        n=$(grep -c ': hier (' "$log")
+        if [ "$n" -gt 0 ]; then key="$key; $n calls hierarchical"
+        else result=FAIL; key="no call took the hierarchical path; $key"; fi
+    fi
     record "$step" "$rg" "$mps" "$result" $((SECONDS - t0)) "$key"
     [ "$result" = FAIL ] && show_failure "$log"
     [ "$result" = PASS ]
@@ -562,9 +568,16 @@ fi
 
 if selected hier; then
     # Four ranks in simulated NVLink domains: each collective runs inside the domains on the
-    # engine and between them through MPI (staged: the MPI here is not CUDA-aware).
+    # engine and between them through MPI (staged: the MPI here is not CUDA-aware). The PMPI
+    # INFO lines show that the calls took that path (checked in run_step).
+    prog=$BUILD/tests/gpu/gpu_mpi
+    rg=$(ranks_gpus 4)
+    mps=$(mps_col 4)
     for k in 2 3; do
-        MCOLL_DOMAIN_SIZE=$k gpu_step "hier-d$k" 4 "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        gpu_ready "hier-d$k" "$rg" "$mps" "$prog" || continue
+        MCOLL_DOMAIN_SIZE=$k mpi_cmd 4 "${mps%%(*}" INFO 1
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
+        run_step "hier-d$k" "$rg" "$mps" "$OUT/hier-d$k-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
 fi
 
