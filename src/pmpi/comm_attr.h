@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include "mcoll.h"
+#include "reported.h"
 
 typedef struct mcoll_comm_state {
     MPI_Comm comm;
@@ -23,6 +24,7 @@ typedef struct mcoll_comm_state {
     mcoll_comm *engine; /* NULL when the communicator has no engine */
     struct mcoll_hier *hier; /* its NVLink domains when it spans several (src/hier), else NULL;
                                 learnt with node_local */
+    mcoll_reported reported; /* the decisions logged at INFO on it */
     struct mcoll_comm_state *prev, *next;
 } mcoll_comm_state;
 

@@ -18,7 +18,7 @@ run() { # name, np, then VAR=value settings
         -x MCOLL_CONTRACT_FAIL -x MCOLL_DEBUG "$PROG" > "$log" 2>&1
     rc=$?
     grep -q "^mpi_hier: PASS" "$log" || { echo "FAIL: mpi_hier $name (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }
-    echo "PASS: mpi_hier $name: $(grep -c ': hier (' "$log") calls hierarchical"
+    echo "PASS: mpi_hier $name: $(grep -c ': hier (' "$log") INFO lines on the hierarchical path"
 }
 run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run one-rank-domains "$NP" MCOLL_DOMAIN_SIZE=1 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
