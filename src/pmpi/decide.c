@@ -62,7 +62,8 @@ static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
     /* the role whose datatype is c->recvtype */
     d->bytes = (size_t)block * (size_t)(active(&c->recv) ? c->recv.size : c->send.size);
     if (c->cs->size < s->min_ranks) return "communicator below MCOLL_MIN_RANKS";
-    if (!mcoll_comm_node_local(c->cs) || c->cs->hier) return c->cs->hier ? mcoll_hier_why : "communicator spans nodes";
+    if (!mcoll_comm_node_local(c->cs)) return c->cs->hier ? mcoll_hier_why : "communicator spans nodes";
+    if (c->cs->hier) return mcoll_hier_why; /* one node cut into domains (MCOLL_DOMAIN_SIZE) */
     return NULL;
 }
 
