@@ -4,21 +4,24 @@
 #   core/   driver table, settings, log, errors, datatype table, locality
 #   team/   teams: agreement, VMM pieces, symmetric memory, handle exchange, multicast
 #   api/    the native API (include/mcoll.h)
+#   hier/   hierarchical collectives over NVLink domains (the domains' engines, the user's MPI)
 #   pmpi/   the PMPI plug-in
 # Each object is compiled with its layer's include path, so a header of a higher layer cannot
 # creep into a lower one. Tests and tools see every header.
 SRC_OBJS = $(patsubst $(srcdir)/src/%.c,$(B)/src/%.o,$(wildcard $(srcdir)/src/core/*.c $(srcdir)/src/team/*.c \
-               $(srcdir)/src/api/*.c $(srcdir)/src/pmpi/*.c))
+               $(srcdir)/src/api/*.c $(srcdir)/src/hier/*.c $(srcdir)/src/pmpi/*.c))
 
 CORE_INC = -I$(srcdir)/src/core
 TEAM_INC = $(CORE_INC) -I$(srcdir)/src/team
 API_INC  = $(TEAM_INC) -I$(srcdir)/src/api
-PMPI_INC = $(API_INC) -I$(srcdir)/src/pmpi
+HIER_INC = $(API_INC) -I$(srcdir)/src/hier
+PMPI_INC = $(HIER_INC) -I$(srcdir)/src/pmpi
 SRC_INCLUDES = $(PMPI_INC)
 
 $(B)/src/core/%.o: LAYER_INC = $(CORE_INC)
 $(B)/src/team/%.o: LAYER_INC = $(TEAM_INC)
 $(B)/src/api/%.o: LAYER_INC = $(API_INC)
+$(B)/src/hier/%.o: LAYER_INC = $(HIER_INC)
 $(B)/src/pmpi/%.o: LAYER_INC = $(PMPI_INC)
 
 # Tools installed to bin/ ($(BIN): see make install). mcoll_info links the shared library like an

@@ -11,7 +11,7 @@
 #include "config.h"
 #include "log.h"
 
-typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_SIZE, KIND_INT } setting_kind;
+typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_HIER, KIND_SIZE, KIND_INT } setting_kind;
 
 typedef struct {
     const char *name;
@@ -55,6 +55,10 @@ static const setting settings_table[] = {
      "smallest communicator the GPU engines take (smaller ones are staged)"},
     {"MCOLL_TIMEOUT", "0", KIND_INT, FIELD(timeout_s), 0, 86400,
      "seconds a call made through MPI may wait for its peers before it fails with a message (0: no limit)"},
+    {"MCOLL_DOMAIN_SIZE", "0", KIND_INT, FIELD(domain_size), 0, 1024,
+     "testing aid: split each node into simulated NVLink domains of this many consecutive local ranks (0: domains are nodes or NVLink cliques)"},
+    {"MCOLL_HIER", "auto", KIND_HIER, FIELD(hier), 0, 0,
+     "communicators spanning NVLink domains: auto (GPU engine inside each domain, MPI between), 0 (stage whole calls), mpi (testing aid: MPI inside the domains too)"},
 };
 #define NUM_SETTINGS (sizeof settings_table / sizeof settings_table[0])
 
@@ -122,6 +126,15 @@ static int parse_engine(const char *text, mcoll_engine *out)
     return -1;
 }
 
+static int parse_hier(const char *text, mcoll_hier_mode *out)
+{
+    if (!strcasecmp(text, "auto")) *out = MCOLL_HIER_AUTO;
+    else if (!strcmp(text, "0") || !strcasecmp(text, "off")) *out = MCOLL_HIER_OFF;
+    else if (!strcasecmp(text, "mpi")) *out = MCOLL_HIER_MPI;
+    else return -1;
+    return 0;
+}
+
 /* Parse one setting into `values`; -1 when the text is invalid or out of range. */
 static int apply(const setting *s, const char *text)
 {
@@ -139,6 +152,7 @@ static int apply(const setting *s, const char *text)
         memcpy(field, text, strlen(text) + 1);
         return 0;
     case KIND_ENGINE: return parse_engine(text, (mcoll_engine *)field);
+    case KIND_HIER: return parse_hier(text, (mcoll_hier_mode *)field);
     case KIND_TRISTATE:
         if (mcoll_parse_tristate(text, &tri)) return -1;
         *(mcoll_tristate *)field = tri;

@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include "mcoll.h"
 
+/* MCOLL_HIER: auto (engine inside each domain, MPI between), off (stage the whole call), mpi
+ * (testing aid: the steps inside each domain go through MPI too, so CPU-only runs exercise the
+ * decomposition). */
+typedef enum { MCOLL_HIER_AUTO = 0, MCOLL_HIER_OFF, MCOLL_HIER_MPI } mcoll_hier_mode;
+
 typedef struct {
     int debug;                 /* MCOLL_DEBUG: log level */
     unsigned debug_subsys;     /* MCOLL_DEBUG_SUBSYS: mask of MCOLL_SUBSYS_* (log.h) */
@@ -23,6 +28,8 @@ typedef struct {
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
     int min_ranks;             /* MCOLL_MIN_RANKS: smallest communicator the engines take */
     int timeout_s;             /* MCOLL_TIMEOUT: seconds a call through MPI may wait for its peers (0: no limit) */
+    int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */
+    mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
 } mcoll_settings;
 
 /* Read the environment once (thread-safe) and return the values. */

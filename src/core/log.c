@@ -38,6 +38,7 @@ static const struct {
     {"/pmpi/stage", MCOLL_SUBSYS_STAGE},      /* stage.c, stage_run.c */
     {"/pmpi/pmpi_init.c", MCOLL_SUBSYS_INIT}, /* plug-in start and finalize */
     {"/pmpi/", MCOLL_SUBSYS_PMPI},
+    {"/hier/", MCOLL_SUBSYS_PMPI},            /* the hierarchical path of the plug-in */
     {"/team/", MCOLL_SUBSYS_TEAM},
     {"/api/", MCOLL_SUBSYS_ENGINE},
     {"/collectives/", MCOLL_SUBSYS_ENGINE},

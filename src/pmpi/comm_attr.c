@@ -2,10 +2,10 @@
  * engine first, so that MPI_Finalize can free what MPI_Comm_free has not. */
 #include <pthread.h>
 #include <stdlib.h>
-#include "agree.h"
 #include "comm_attr.h"
 #include "config.h"
 #include "driver.h"
+#include "hier.h"
 #include "log.h"
 #include "mcoll.h"
 #include "request.h"
@@ -44,6 +44,7 @@ static int delete_state(MPI_Comm comm, int key, void *value, void *extra)
     pthread_mutex_unlock(&list_lock);
     mcoll_requests_comm_freed(s); /* operations still using the engine finish first */
     if (s->engine) mcoll_comm_destroy(s->engine);
+    mcoll_hier_free(s->hier);
     free(s);
     return MPI_SUCCESS;
 }
@@ -70,8 +71,10 @@ void mcoll_comm_attr_finalize(void)
     list_head = NULL;
     states_gone = 1;
     pthread_mutex_unlock(&list_lock);
-    for (s = all; s; s = s->next)
+    for (s = all; s; s = s->next) {
         if (s->engine) mcoll_comm_destroy(s->engine);
+        mcoll_hier_free(s->hier);
+    }
     for (s = all; s; s = next) {
         next = s->next;
         free(s);
@@ -83,7 +86,11 @@ void mcoll_comm_state_set_engine(mcoll_comm_state *s, mcoll_comm *engine)
 {
     s->engine_tried = 1;
     s->engine = engine;
-    if (!engine) return;
+    if (engine) mcoll_comm_state_engine_built(s);
+}
+
+void mcoll_comm_state_engine_built(mcoll_comm_state *s)
+{
     /* To the head: the list then holds the engines newest first. */
     pthread_mutex_lock(&list_lock);
     unlink_state(s);
@@ -149,7 +156,9 @@ int mcoll_comm_node_local(mcoll_comm_state *s)
     if (s->node_local >= 0) return s->node_local;
     if (s->is_inter) return s->node_local = 0;
     /* A failing MPI_Comm_split_type also answers 0: the communicator is taken as spanning nodes. */
-    s->node_local = mcoll_agree_node_local(s->comm, s->size);
-    MCOLL_TRACE("communicator of %d ranks: %s", s->size, s->node_local ? "node-local" : "spans nodes");
+    /* The same collective moment learns its NVLink domains (hier.h: a few small collectives more). */
+    s->node_local = mcoll_hier_learn(s->comm, &s->hier);
+    MCOLL_TRACE("communicator of %d ranks: %s, %s", s->size, s->node_local ? "node-local" : "spans nodes",
+                mcoll_hier_describe(s->hier));
     return s->node_local;
 }

@@ -22,6 +22,8 @@ typedef struct mcoll_comm_state {
     int node_local;    /* -1 not known yet, 0 spans nodes, 1 every rank on this node */
     int engine_tried;  /* the engine was built, or building it failed: never tried again */
     mcoll_comm *engine; /* NULL when the communicator has no engine */
+    struct mcoll_hier *hier; /* its NVLink domains when it spans several (src/hier), else NULL;
+                                learnt with node_local */
     mcoll_reported reported; /* the decisions logged at INFO on it */
     struct mcoll_comm_state *prev, *next;
 } mcoll_comm_state;
@@ -40,6 +42,10 @@ mcoll_comm_state *mcoll_comm_state_find(MPI_Comm comm);
 /* 1 when every rank of the (intra)communicator lives on this node. Collective the first time
  * (MPI_Comm_split_type), cached afterwards. */
 int mcoll_comm_node_local(mcoll_comm_state *state);
+
+/* A GPU engine of the communicator's (its hierarchy's domain engine) was built now: its record
+ * moves to the head of the list, so MPI_Finalize frees it in the order every rank built it. */
+void mcoll_comm_state_engine_built(mcoll_comm_state *state);
 
 /* Record the outcome of building the engine (NULL: none). Every rank builds its engines in the
  * same order (collectively), and MPI_Finalize frees them in the reverse order, so the barriers

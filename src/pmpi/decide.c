@@ -5,6 +5,7 @@
 #include "signature.h"
 #include "config.h"
 #include "driver.h"
+#include "hier_path.h"
 
 static int active(const mcoll_buf *b) { return b->in || b->out; }
 static int on_device(const mcoll_buf *b) { return active(b) && b->mem != MCOLL_MEM_HOST; }
@@ -76,7 +77,8 @@ static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
     d->count = (size_t)block * (size_t)d->per_element;
     /* the role whose datatype is c->recvtype */
     d->bytes = (size_t)block * (size_t)(active(&c->recv) ? c->recv.size : c->send.size);
-    if (!mcoll_comm_node_local(c->cs)) return "communicator spans nodes";
+    if (!mcoll_comm_node_local(c->cs)) return c->cs->hier ? mcoll_hier_why : "communicator spans nodes";
+    if (c->cs->hier) return mcoll_hier_why; /* one node cut into domains (MCOLL_DOMAIN_SIZE) */
     return NULL;
 }
 
@@ -142,6 +144,8 @@ void mcoll_decide(mcoll_call *c, mcoll_decision *d)
         d->why = "device buffers";
         return;
     }
+    /* Several NVLink domains: hierarchical where it can run the call (hier_path.h). */
+    if (d->engine_why == mcoll_hier_why && mcoll_hier_takes(c, d)) return;
     decide_fallback(c, d);
 }
 

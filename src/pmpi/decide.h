@@ -18,7 +18,9 @@ typedef enum {
     MCOLL_PATH_MPI,    /* every buffer is host memory: PMPI_* with the user's arguments */
     MCOLL_PATH_ENGINE, /* device buffers, a GPU engine runs the call */
     MCOLL_PATH_DIRECT, /* device buffers handed to a CUDA-aware MPI */
-    MCOLL_PATH_STAGED  /* device buffers copied through host memory around PMPI_* */
+    MCOLL_PATH_STAGED, /* device buffers copied through host memory around PMPI_* */
+    MCOLL_PATH_HIER    /* device buffers, communicator spanning NVLink domains: the engine inside
+                          each domain, the MPI between them (src/hier, hier_path.h) */
 } mcoll_path;
 
 struct mcoll_decision {

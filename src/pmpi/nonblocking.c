@@ -94,6 +94,7 @@ const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", i
  * a nonblocking call must not wait for the other ranks (comm_attr.h). */
 static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 {
+    int err;
     if (mcoll_plugin_active && !mcoll_comm_is_null(c->comm)) {
         char fn[64];
         if (!request) return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->comm, MPI_ERR_ARG);
@@ -101,7 +102,10 @@ static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
         c->cs = mcoll_comm_state_find(c->comm);
     }
     c->nonblocking = 1;
-    return mcoll_pmpi_prepare(c, d);
+    err = mcoll_pmpi_prepare(c, d);
+    /* The hierarchical path runs blocking calls only: the others are staged or passed through. */
+    if (err == MPI_SUCCESS && d->path == MCOLL_PATH_HIER) mcoll_decide_without_engine(c, d, "hierarchical: blocking calls only");
+    return err;
 }
 
 int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request)

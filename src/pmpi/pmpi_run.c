@@ -10,11 +10,12 @@
 #include "half.h"
 #include "decide.h"
 #include "engine.h"
+#include "hier_path.h"
 #include "dtype.h"
 #include "stage.h"
 #include "log.h"
 
-static const char *const path_names[] = {"mpi", "engine", "direct", "staged"};
+static const char *const path_names[] = {"mpi", "engine", "direct", "staged", "hier"};
 
 void mcoll_buf_set(mcoll_buf *b, const void *user, MPI_Datatype type, MPI_Aint count, int in, int out)
 {
@@ -197,6 +198,13 @@ int mcoll_pmpi_run(mcoll_call *c)
     if (err == MCOLL_PMPI_FORWARD) return c->coll->mpi(c, c->sendbuf, c->recvbuf, c->count);
     if (err != MPI_SUCCESS) return err;
     if (d.path == MCOLL_PATH_ENGINE && run_engine(c, &d, &err)) return err;
+    if (d.path == MCOLL_PATH_HIER) { /* the engine inside each domain, MPI between */
+        mcoll_result rc = mcoll_hier_path_run(c, &d);
+        log_path(c, &d);
+        if (rc == MCOLL_SUCCESS) return MPI_SUCCESS;
+        MCOLL_WARN("%s: hierarchical collective failed (%s); MPI_ERR_OTHER raised", c->coll->name, mcoll_strerror(rc));
+        return raise_error(c, MPI_ERR_OTHER);
+    }
     err = mcoll_decide_chunk(c, &d);
     if (err != MPI_SUCCESS) return err;
     log_path(c, &d);

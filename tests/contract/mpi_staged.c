@@ -16,19 +16,11 @@
 #include <dlfcn.h>
 #include "contract/devmem.h"
 #include "common/colltest_blocks.h"
+#include "contract/pmpi_real.h"
 
 /* ---------------------------------------------------------------------------------------------
  * PMPI hooks: what reaches the MPI library
  * ------------------------------------------------------------------------------------------- */
-#define REAL(name, type) static type real_##name;                                              \
-    if (!real_##name) real_##name = (type)dlsym(RTLD_NEXT, #name)
-
-typedef int (*allreduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*bcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm);
-typedef int (*reduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
-typedef int (*rsb_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*rs_fn)(const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm);
-typedef int (*allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
 
 int PMPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
 {
@@ -69,12 +61,10 @@ int PMPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_
 
 typedef int (*scan_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 typedef int (*reduce_local_fn)(const void *, void *, int, MPI_Datatype, MPI_Op);
-typedef int (*allgatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm);
 typedef int (*alltoallv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *,
                             MPI_Datatype, MPI_Comm);
 typedef int (*alltoallw_fn)(const void *, const int *, const int *, const MPI_Datatype *, void *, const int *,
                             const int *, const MPI_Datatype *, MPI_Comm);
-typedef int (*rooted_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
 typedef int (*gatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int,
                           MPI_Comm);
 typedef int (*scatterv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int,

@@ -28,6 +28,10 @@
 #   paths      gpu_mpi -q at NP 2 on OSU's default (allreduce of MPI_CHAR with MPI_SUM) and the
 #              block collectives and scans, MCOLL_DEBUG=INFO: must pass, and the log must show
 #              each of them taking the engine path
+#   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
+#              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
+#              between), every collective and root, odd counts, against host results; the
+#              PMPI INFO lines must show calls on the `hier` path
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -93,8 +97,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead soak memcheck racecheck synccheck initcheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors split emulation staged paths slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -461,6 +465,11 @@ run_step() {
             key="$key; every call on the engine"
         fi
     fi
+    if [ "${step%%-*}" = hier ] && [ "$result" = PASS ]; then
+        n=$(grep -c ': hier (' "$log")
+        if [ "$n" -gt 0 ]; then key="$key; $n hierarchical decisions logged"
+        else result=FAIL; key="no call took the hierarchical path; $key"; fi
+    fi
     record "$step" "$rg" "$mps" "$result" $((SECONDS - t0)) "$key"
     [ "$result" = FAIL ] && show_failure "$log"
     [ "$result" = PASS ]
@@ -519,6 +528,7 @@ mpi_cmd() {
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
     if [ -n "${MCOLL_TEST_EMULATE_MULTIMEM-}" ]; then MPI+=(-x "MCOLL_TEST_EMULATE_MULTIMEM=$MCOLL_TEST_EMULATE_MULTIMEM"); fi
+    if [ -n "${MCOLL_DOMAIN_SIZE-}" ]; then MPI+=(-x "MCOLL_DOMAIN_SIZE=$MCOLL_DOMAIN_SIZE"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -566,11 +576,12 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split emulation staged paths slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking errors split emulation staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
             native|stream|mpi|errors|emulation|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
+            hier) nps=4 ;;
             bench) nps=$largest ;;
             *) nps=$small_np ;;
         esac
@@ -621,6 +632,21 @@ if selected paths; then
     # and every collective that has an engine must run on it.
     MCOLL_DEBUG=INFO gpu_step paths "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q \
         -f mpi/allreduce/char/sum,mpi/allgatherv,mpi/alltoall,mpi/gather,mpi/scatter,mpi/scan,mpi/exscan
+fi
+
+if selected hier; then
+    # Four ranks in simulated NVLink domains: each collective runs inside the domains on the
+    # engine and between them through MPI (staged: the MPI here is not CUDA-aware). The PMPI
+    # INFO lines show that the calls took that path (checked in run_step).
+    prog=$BUILD/tests/gpu/gpu_mpi
+    rg=$(ranks_gpus 4)
+    mps=$(mps_col 4)
+    for k in 2 3; do
+        gpu_ready "hier-d$k" "$rg" "$mps" "$prog" || continue
+        MCOLL_DOMAIN_SIZE=$k mpi_cmd 4 "${mps%%(*}" INFO 1
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
+        run_step "hier-d$k" "$rg" "$mps" "$OUT/hier-d$k-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    done
 fi
 
 # Faults: a slow peer must be waited for; a dead one must end its team's waits and the job.

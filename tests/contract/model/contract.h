@@ -52,6 +52,7 @@
 #include <stdio.h>
 #include <cuda.h>
 #include "driver.h"
+#include "fabric.h"
 
 /* Devices are a bitmask in the multicast state shared between processes. */
 #define MCOLL_CONTRACT_MAX_DEVICES 64
@@ -100,6 +101,12 @@ const mcoll_driver *mcoll_contract_driver(void);
 /* Fill a table with the model and hand it to mcoll_driver_install(). Call it before MPI_Init
  * (mcoll loads the driver table during MPI_Init) and before any other mcoll call. */
 void mcoll_contract_install(void);
+
+/* NVLink cliques of the modelled devices, as NVML's GPU fabric info reports them (cliques.c):
+ * one "cluster:clique" or "-" per device, comma separated; also read from
+ * MCOLL_CONTRACT_CLIQUE. mcoll_contract_install puts the query in place of NVML's. */
+void mcoll_contract_set_cliques(const char *spec);
+int mcoll_contract_fabric_query(const char *bus_id, mcoll_fabric_info *info);
 
 /* ---------------------------------------------------------------------------------------------
  * Fault injection (this process only; each rank decides for itself)

@@ -24,4 +24,5 @@ const mcoll_driver *mcoll_contract_driver(void)
 void mcoll_contract_install(void)
 {
     mcoll_driver_install(mcoll_contract_driver());
+    mcoll_fabric_install(mcoll_contract_fabric_query); /* NVML's cliques, modelled (cliques.c) */
 }

@@ -1,0 +1,63 @@
+/* Hierarchical collectives: a communicator whose ranks span several NVLink domains runs each
+ * collective as steps inside every domain (on the domain's GPU engine) and steps between the
+ * domains (through the user's MPI: device pointers when it is CUDA-aware, pinned host memory
+ * otherwise). See docs/hierarchical.md.
+ *
+ * The domain split, the sub-communicators and the domain's engine are computed once per
+ * communicator and kept in one record, which the plug-in caches with the communicator's own
+ * (src/pmpi/comm_attr.h) and frees with it. */
+#ifndef MCOLL_HIER_H
+#define MCOLL_HIER_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include "launch.h"
+#include "mcoll.h"
+
+typedef struct mcoll_hier mcoll_hier;
+
+/* Collective over the intracommunicator `comm` (MPI_Comm_split_type, an allreduce on the node,
+ * one allreduce and one allgather over `comm`, and two MPI_Comm_split when it spans domains). Returns 1 when every rank of `comm`
+ * shares this node, else 0; *out is the record when the ranks form more than one domain, NULL
+ * otherwise (one domain, or MPI failed: then the communicator is taken as one node-less group). */
+int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out);
+/* Collective (with MPI_Comm_free, or inside MPI_Finalize): the domain's engine, the
+ * sub-communicators, the memory. */
+void mcoll_hier_free(mcoll_hier *h);
+
+/* Every domain of at least two ranks: the hierarchy can use NVLink somewhere (1 rank per
+ * domain everywhere gives it nothing to do). */
+int mcoll_hier_useful(const mcoll_hier *h);
+/* 1 once, the first time after the domain's GPU engine was built (the plug-in then lists the
+ * communicator's record as holding an engine, for the order of teardown). */
+int mcoll_hier_engine_built(mcoll_hier *h);
+/* One line for logs: "4 ranks in 2 domains of 2 (MCOLL_DOMAIN_SIZE)". */
+const char *mcoll_hier_describe(const mcoll_hier *h);
+
+/* One call as the plug-in decided it. Counts are elements of `type` (size `esize`): the whole
+ * vector for allreduce, reduce and bcast, one rank's block for allgather and reduce-scatter.
+ * Bcast and allgather move bytes (type MPI_BYTE, esize 1). */
+typedef struct {
+    const void *sendbuf;     /* may be MPI_IN_PLACE */
+    void *recvbuf;           /* bcast: the buffer */
+    size_t count;
+    size_t esize;
+    MPI_Datatype type;       /* a predefined type the MPI reduces with `op` */
+    MPI_Op op;               /* MPI_OP_NULL for bcast and allgather */
+    mcoll_dtype dtype;       /* the kernels' type and op for the same reduction */
+    mcoll_op kernel_op;
+    int root;                /* bcast, reduce: rank in the communicator */
+    int device;              /* the buffers are device memory (of the current context's GPU) */
+    int cuda_aware;          /* the MPI takes device pointers */
+    int engines;             /* the domains may use their GPU engine (else MPI inside them too) */
+} mcoll_hier_args;
+
+/* Run the call; MCOLL_SUCCESS, or the first error (every MPI step is still made, so the other
+ * ranks are not left waiting). */
+mcoll_result mcoll_hier_allreduce(mcoll_hier *h, const mcoll_hier_args *a);
+mcoll_result mcoll_hier_reduce(mcoll_hier *h, const mcoll_hier_args *a);
+mcoll_result mcoll_hier_bcast(mcoll_hier *h, const mcoll_hier_args *a);
+mcoll_result mcoll_hier_allgather(mcoll_hier *h, const mcoll_hier_args *a);
+mcoll_result mcoll_hier_reduce_scatter(mcoll_hier *h, const mcoll_hier_args *a);
+
+#endif /* MCOLL_HIER_H */

@@ -1,0 +1,75 @@
+/* Allreduce across domains.
+ *
+ * Equal domains of d ranks: the vector is cut into chunks (MCOLL_STAGE_CHUNK bytes per rank's
+ * slice); each chunk is reduce-scattered inside the domain (each rank gets the domain's sum of
+ * one slice), each slice is allreduced between domains by the ranks holding it (one MPI
+ * allreduce per local rank, all at once, each carrying 1/d of the bytes), and the slices are
+ * all-gathered inside the domain. The last count % d elements are allreduced inside the domain
+ * and then between domains whole.
+ *
+ * Domains of unequal size: reduce to the first rank of each domain, allreduce between those,
+ * broadcast inside each domain. */
+#include "config.h"
+#include "hier_internal.h"
+
+/* The chunks' domain steps are queued on the engine one chunk ahead, so that chunk k+1 is
+ * reduce-scattered on the GPU while chunk k crosses the MPI; two slots of scratch alternate:
+ *     RS(0) | RS(1) mark1, wait0, MPI(0), AG(0) | RS(2) mark0, wait1, MPI(1), AG(1) | ...
+ * On the engine's one stream AG(k) comes before RS(k+2), which reuses its slot. */
+static void sliced(hier_run *x)
+{
+    const mcoll_hier_args *a = x->a;
+    size_t d = (size_t)x->h->local_size, n = a->count, body = n / d * d, off, k, chunks;
+    size_t slice = mcoll_settings_get()->stage_chunk / a->esize, chunk;
+    const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
+    char *out = a->recvbuf, *slots = NULL, *slot[2];
+
+    if (slice == 0) slice = 1;
+    if (slice > body / d) slice = body / d;
+    chunk = slice * d;
+    chunks = chunk ? (body + chunk - 1) / chunk : 0;
+    if (body) slots = hier_scratch(x, 2 * HIER_BYTES(x, slice) + 256);
+    if (slots) {
+        char *next = slots;
+        slot[0] = hier_carve(&next, HIER_BYTES(x, slice));
+        slot[1] = hier_carve(&next, HIER_BYTES(x, slice));
+        x->queued = hier_can_queue(x);
+        for (k = 0; k <= chunks; k++) {
+            /* Queue chunk k's reduce-scatter, then finish chunk k - 1 while it runs. */
+            if (k < chunks) {
+                off = k * chunk;
+                hier_intra_reduce_scatter(x, HIER_AT(x, in, off), slot[k % 2], (body - off < chunk ? body - off : chunk) / d);
+                hier_intra_mark(x, (int)(k % 2));
+            }
+            if (k > 0) {
+                size_t prev = (k - 1) * chunk, q = (body - prev < chunk ? body - prev : chunk) / d;
+                hier_intra_wait(x, (int)((k - 1) % 2));
+                hier_inter_allreduce(x, MPI_IN_PLACE, slot[(k - 1) % 2], q);
+                hier_intra_allgather(x, slot[(k - 1) % 2], HIER_AT(x, out, prev), q);
+            }
+        }
+        hier_intra_finish(x);
+        x->queued = 0;
+    }
+    if (n > body) {
+        hier_intra_allreduce(x, a->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, in, body), HIER_AT(x, out, body),
+                             n - body);
+        hier_inter_allreduce(x, MPI_IN_PLACE, HIER_AT(x, out, body), n - body);
+    }
+}
+
+static void through_leaders(hier_run *x)
+{
+    const mcoll_hier_args *a = x->a;
+    int leader = x->h->local_rank == 0;
+    /* MPI_IN_PLACE is the root's alone in a reduce. */
+    const void *in = a->sendbuf == MPI_IN_PLACE && !leader ? a->recvbuf : a->sendbuf;
+    hier_intra_reduce(x, in, a->recvbuf, a->count, 0);
+    if (leader) hier_inter_allreduce(x, MPI_IN_PLACE, a->recvbuf, a->count);
+    hier_intra_bcast(x, a->recvbuf, a->count, 0);
+}
+
+mcoll_result mcoll_hier_allreduce(mcoll_hier *h, const mcoll_hier_args *a)
+{
+    return hier_execute(h, a, "allreduce", sliced, through_leaders);
+}

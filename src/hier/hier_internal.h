@@ -1,0 +1,130 @@
+/* The record of a communicator that spans domains, and the steps the hierarchical algorithms
+ * are written in: steps inside the domain (intra.c: the GPU engine, or MPI on the domain's
+ * communicator), steps between domains (inter.c: MPI on the cross communicator, staged through
+ * pinned host memory when needed), copies and scratch memory (hier_mem.c). */
+#ifndef MCOLL_HIER_INTERNAL_H
+#define MCOLL_HIER_INTERNAL_H
+
+#include "driver.h"
+#include "domains.h"
+#include "hier.h"
+
+struct mcoll_hier {
+    int rank, size;          /* in the communicator */
+    int domains;             /* how many; numbered by their lowest rank */
+    int my_domain;
+    int local_rank, local_size;
+    int equal;               /* every domain has local_size ranks */
+    int smallest, largest;   /* domain sizes */
+    int *domain_of;          /* [rank]: its domain */
+    int *local_of;           /* [rank]: its rank in its domain */
+    int *domain_size;        /* [domain] */
+    int *domain_first;       /* [domain]: where its ranks start in rank_at */
+    int *rank_at;            /* the ranks, domain after domain, each in rank order */
+    int *local_major;        /* equal domains: [rank] = local rank * domains + domain, its place
+                                when blocks are ordered by local rank first */
+    MPI_Comm domain;         /* the ranks of this rank's domain, in rank order */
+    MPI_Comm cross;          /* equal domains: the ranks of this local rank in every domain;
+                                else the first rank of every domain (MPI_COMM_NULL elsewhere);
+                                both in domain order */
+    mcoll_domain_kind kind;
+    char text[96];           /* mcoll_hier_describe */
+    mcoll_comm *engine;      /* the domain's GPU engine; NULL: MPI inside the domain */
+    int engine_tried;
+    int engine_reported;     /* mcoll_hier_engine_built said so */
+    /* Memory of the steps, grown to the largest call: */
+    CUstream stream;         /* copies (created in the context of the first call) */
+    CUevent marks[2];        /* points on the engine's stream, for pipelined steps */
+    char *host;              /* pinned staging memory */
+    size_t host_bytes;
+    int host_registered;
+    char *scratch;           /* device (or host, for host calls) scratch */
+    size_t scratch_bytes;
+    int scratch_on_device;
+};
+
+/* One call on its way through the steps. */
+typedef struct {
+    mcoll_hier *h;
+    const mcoll_hier_args *a;
+    mcoll_comm *engine;      /* the domain's engine for this call, or NULL */
+    mcoll_result rc;         /* the first failure; later MPI steps are still made */
+    int queued;              /* engine steps return once queued (hier_intra_mark/wait order them) */
+    double start, mpi_s;     /* MPI_Wtime at the start; seconds in steps between domains (MPI,
+                                staging included) */
+} hier_run;
+
+/* Run one call: `equal` when the domains have one size, else `unequal`; returns the first
+ * failure, after one TRACE line splitting its time: steps between domains (MPI, staging
+ * included), and the rest (steps inside the domains, copies). */
+typedef void (*hier_algorithm)(hier_run *x);
+mcoll_result hier_execute(mcoll_hier *h, const mcoll_hier_args *a, const char *name, hier_algorithm equal,
+                          hier_algorithm unequal);
+
+/* Inside the domain; counts in elements of the call (a->esize bytes). Each returns once the
+ * result is in place. in may be MPI_IN_PLACE where MPI allows it. */
+void hier_intra_reduce_scatter(hier_run *x, const void *in, void *out, size_t n);   /* n per rank */
+void hier_intra_allreduce(hier_run *x, const void *in, void *out, size_t n);
+void hier_intra_reduce(hier_run *x, const void *in, void *out, size_t n, int root);
+void hier_intra_bcast(hier_run *x, void *buf, size_t n, int root);
+void hier_intra_allgather(hier_run *x, const void *in, void *out, size_t n);        /* n per rank */
+void hier_intra_gather(hier_run *x, const void *in, void *out, size_t n, int root);  /* n per rank */
+
+/* Pipelining with the engine: while x->queued is set, the steps above return once queued on the
+ * engine's stream; mark records point `slot` (0 or 1) after what is queued, wait returns when
+ * the engine has reached it, finish when it has run everything. Without an engine (steps made
+ * through MPI or copies) they return at once: those steps are done when they return. */
+int hier_can_queue(const hier_run *x);   /* the domain's engine runs the steps, events at hand */
+void hier_intra_mark(hier_run *x, int slot);
+void hier_intra_wait(hier_run *x, int slot);
+void hier_intra_finish(hier_run *x);
+
+/* Between domains, on h->cross (ranks numbered by domain); same conventions. */
+void hier_inter_allreduce(hier_run *x, const void *in, void *out, size_t n);
+void hier_inter_reduce(hier_run *x, const void *in, void *out, size_t n, int root);
+void hier_inter_bcast(hier_run *x, void *buf, size_t n, int root);
+void hier_inter_allgather(hier_run *x, const void *in, void *out, size_t n);         /* equal domains */
+void hier_inter_reduce_scatter_block(hier_run *x, const void *in, void *out, size_t n);
+void hier_inter_allgatherv(hier_run *x, const void *in, size_t n, void *out, const int *counts, const int *displs);
+void hier_inter_reduce_scatter(hier_run *x, const void *in, void *out, const int *counts);
+
+/* One MPI call of a step, on buffers that may be device memory (hier_mpi.c): counts in
+ * elements of the call's type; in is read (MPI_IN_PLACE or NULL: nothing), out written, and
+ * read too when out_read (in place, the root of a broadcast). */
+typedef enum {
+    HIER_ALLREDUCE, HIER_REDUCE, HIER_BCAST, HIER_ALLGATHER, HIER_GATHER, HIER_ALLGATHERV, HIER_REDUCE_SCATTER_BLOCK,
+    HIER_REDUCE_SCATTER
+} hier_mpi_kind;
+
+typedef struct {
+    hier_mpi_kind kind;
+    MPI_Comm comm;
+    const void *in;
+    size_t in_bytes;
+    void *out;
+    size_t out_bytes;
+    int out_read;
+    int count, root;
+    const int *counts, *displs;
+} hier_mpi_step;
+
+void hier_mpi(hier_run *x, const hier_mpi_step *s);
+
+/* Memory: scratch of the buffers' kind (valid until the next call), and a copy that has
+ * finished when it returns. */
+char *hier_scratch(hier_run *x, size_t bytes);
+void hier_copy(hier_run *x, void *dst, const void *src, size_t bytes);
+/* k blocks of `bytes`: block i of src to block to[i] of dst, or block from[i] of src to block i
+ * of dst (the other array NULL); one wait at the end. */
+void hier_permute(hier_run *x, char *dst, const int *to, const char *src, const int *from, int k, size_t bytes);
+/* Carve scratch: the next `bytes` of a region, aligned. */
+char *hier_carve(char **next, size_t bytes);
+/* Pinned host memory for staging, and the copy stream (hier_mem.c). */
+char *hier_host(hier_run *x, size_t bytes);
+void hier_free_memory(mcoll_hier *h);
+
+/* Bytes of n elements, and the element at index i of a buffer. */
+#define HIER_BYTES(x, n) ((size_t)(n) * (x)->a->esize)
+#define HIER_AT(x, buf, i) ((char *)(buf) + HIER_BYTES(x, i))
+
+#endif /* MCOLL_HIER_INTERNAL_H */

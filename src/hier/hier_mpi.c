@@ -1,0 +1,77 @@
+/* One MPI step of a hierarchical collective on buffers that may be device memory: handed to
+ * the MPI as they are when they are host memory or the MPI is CUDA-aware, else copied through
+ * pinned host memory around the call. A failed copy still makes the MPI call, so the other
+ * ranks are not left waiting. */
+#include <stdint.h>
+#include "hier_internal.h"
+#include "log.h"
+
+#define ALIGN 256
+
+static int call_mpi(const hier_run *x, const hier_mpi_step *s, const void *in, void *out)
+{
+    MPI_Datatype t = x->a->type;
+    MPI_Op op = x->a->op;
+    switch (s->kind) {
+    case HIER_ALLREDUCE: return PMPI_Allreduce(in, out, s->count, t, op, s->comm);
+    case HIER_REDUCE: return PMPI_Reduce(in, out, s->count, t, op, s->root, s->comm);
+    case HIER_BCAST: return PMPI_Bcast(out, s->count, t, s->root, s->comm);
+    case HIER_ALLGATHER: return PMPI_Allgather(in, s->count, t, out, s->count, t, s->comm);
+    case HIER_GATHER: return PMPI_Gather(in, s->count, t, out, s->count, t, s->root, s->comm);
+    case HIER_ALLGATHERV: return PMPI_Allgatherv(in, s->count, t, out, s->counts, s->displs, t, s->comm);
+    case HIER_REDUCE_SCATTER_BLOCK: return PMPI_Reduce_scatter_block(in, out, s->count, t, op, s->comm);
+    case HIER_REDUCE_SCATTER: return PMPI_Reduce_scatter(in, out, s->counts, t, op, s->comm);
+    }
+    return MPI_ERR_INTERN;
+}
+
+static void failed(hier_run *x, mcoll_result rc) { if (x->rc == MCOLL_SUCCESS) x->rc = rc; }
+
+static void copy(hier_run *x, void *dst, const void *src, size_t bytes, int to_host)
+{
+    CUresult r;
+    if (!bytes || x->rc != MCOLL_SUCCESS) return;
+    r = to_host ? mcoll_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, x->h->stream)
+                : mcoll_cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, x->h->stream);
+    if (r == CUDA_SUCCESS) return;
+    MCOLL_WARN("hierarchical collective: staging copy of %zu bytes failed (%s)", bytes, mcoll_cu_errname(r));
+    failed(x, MCOLL_ERR_CUDA);
+}
+
+static void sync_copies(hier_run *x)
+{
+    if (x->rc == MCOLL_SUCCESS && mcoll_cu.cuStreamSynchronize(x->h->stream) != CUDA_SUCCESS) failed(x, MCOLL_ERR_CUDA);
+}
+
+void hier_mpi(hier_run *x, const hier_mpi_step *s)
+{
+    const void *in = s->in;
+    void *out = s->out;
+    int has_in = in && in != MPI_IN_PLACE && s->in_bytes;
+    size_t in_room = (s->in_bytes + ALIGN - 1) / ALIGN * ALIGN;
+    char *host = NULL;
+    double t0 = MPI_Wtime();
+
+    if (x->a->device && !x->a->cuda_aware) host = hier_host(x, in_room + s->out_bytes + 1);
+    if (host) {
+        if (has_in) {
+            copy(x, host, s->in, s->in_bytes, 1);
+            in = host;
+        }
+        if (s->out && s->out_bytes) {
+            if (s->out_read) copy(x, host + in_room, s->out, s->out_bytes, 1);
+            out = host + in_room;
+        }
+        sync_copies(x);
+    } else if (x->a->device && !x->a->cuda_aware) {
+        /* No staging memory: the call is still made, on no data of this rank's. */
+        in = has_in ? NULL : in;
+        out = NULL;
+    }
+    if (call_mpi(x, s, in, out) != MPI_SUCCESS) failed(x, MCOLL_ERR_MPI);
+    if (host && s->out && s->out_bytes) {
+        copy(x, s->out, host + in_room, s->out_bytes, 0);
+        sync_copies(x);
+    }
+    if (s->comm == x->h->cross) x->mpi_s += MPI_Wtime() - t0; /* for the time split (hier_execute) */
+}

@@ -1,0 +1,24 @@
+/* The plug-in's side of the hierarchical path (src/hier): which decided calls it takes, and
+ * running one. A communicator whose ranks span several NVLink domains (comm_attr.h: its `hier`
+ * record) has its device-buffer allreduce, reduce, bcast, allgather and reduce-scatters (equal
+ * blocks) run as steps inside each domain on the GPU engine and steps between domains through
+ * the MPI, when MCOLL_HIER is not 0. Blocking calls only. */
+#ifndef MCOLL_HIER_PATH_H
+#define MCOLL_HIER_PATH_H
+
+#include "decide.h"
+
+/* The engines' refusal of a communicator that spans domains (the reason text, compared by
+ * address). */
+extern const char mcoll_hier_why[];
+
+/* Called by the decision when the engines refused the call with mcoll_hier_why and everything
+ * else suits them (d->count, d->bytes and the kernels' types are set): 1 with d->path set to
+ * MCOLL_PATH_HIER when the hierarchical path takes it. Depends only on what every rank sees
+ * alike. */
+int mcoll_hier_takes(mcoll_call *c, mcoll_decision *d);
+
+/* Run a call decided MCOLL_PATH_HIER; MCOLL_SUCCESS or the first error. */
+mcoll_result mcoll_hier_path_run(mcoll_call *c, const mcoll_decision *d);
+
+#endif /* MCOLL_HIER_PATH_H */

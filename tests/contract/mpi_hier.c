@@ -1,0 +1,168 @@
+/* Hierarchical collectives on "device" buffers of the contract driver, under mpirun, with the
+ * steps inside each domain made through MPI (MCOLL_HIER=mpi: the decomposition without GPU
+ * kernels): every collective the hierarchy runs, every root, in and out of place, odd counts
+ * (slices and a remainder), counts cut into several chunks (MCOLL_STAGE_CHUNK=64K), each compared
+ * bitwise with the same call made through PMPI_* on host copies. test_hier.sh runs it with
+ * MCOLL_DOMAIN_SIZE=2 (equal domains), 3 (unequal: 3 + 1 at 4 ranks) and 1 (one rank per
+ * domain, which the hierarchy leaves to the staged path), MPI not CUDA-aware (staged steps) and CUDA-aware (device pointers to MPI).
+ *
+ * The program defines PMPI_* itself (mcoll is linked statically): the hooks count the calls made
+ * on the hierarchy's sub-communicators (so the test knows the path was taken) and, when the MPI
+ * is not CUDA-aware, check that no device pointer reaches it. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include "contract/devmem.h"
+#include "contract/pmpi_real.h"
+
+static int world_size, cuda_aware;
+static long sub_calls;
+
+static void note(MPI_Comm c, const char *call, const void *s, const void *r)
+{
+    int n = 0;
+    PMPI_Comm_size(c, &n);
+    if (n < world_size) sub_calls++;
+    if (!cuda_aware) {
+        check_host(call, s);
+        check_host(call, r);
+    }
+}
+
+
+int PMPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
+{
+    REAL(PMPI_Allreduce, allreduce_fn);
+    note(c, "PMPI_Allreduce", s, r);
+    return real_PMPI_Allreduce(s, r, n, t, o, c);
+}
+int PMPI_Bcast(void *b, int n, MPI_Datatype t, int root, MPI_Comm c)
+{
+    REAL(PMPI_Bcast, bcast_fn);
+    note(c, "PMPI_Bcast", b, NULL);
+    return real_PMPI_Bcast(b, n, t, root, c);
+}
+int PMPI_Reduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, int root, MPI_Comm c)
+{
+    REAL(PMPI_Reduce, reduce_fn);
+    note(c, "PMPI_Reduce", s, r);
+    return real_PMPI_Reduce(s, r, n, t, o, root, c);
+}
+int PMPI_Reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
+{
+    REAL(PMPI_Reduce_scatter_block, rsb_fn);
+    note(c, "PMPI_Reduce_scatter_block", s, r);
+    return real_PMPI_Reduce_scatter_block(s, r, n, t, o, c);
+}
+int PMPI_Reduce_scatter(const void *s, void *r, const int *n, MPI_Datatype t, MPI_Op o, MPI_Comm c)
+{
+    REAL(PMPI_Reduce_scatter, rs_fn);
+    note(c, "PMPI_Reduce_scatter", s, r);
+    return real_PMPI_Reduce_scatter(s, r, n, t, o, c);
+}
+int PMPI_Allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c)
+{
+    REAL(PMPI_Allgather, allgather_fn);
+    note(c, "PMPI_Allgather", s, r);
+    return real_PMPI_Allgather(s, sn, st, r, rn, rt, c);
+}
+int PMPI_Allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt,
+                    MPI_Comm c)
+{
+    REAL(PMPI_Allgatherv, allgatherv_fn);
+    note(c, "PMPI_Allgatherv", s, r);
+    return real_PMPI_Allgatherv(s, sn, st, r, rn, rd, rt, c);
+}
+int PMPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, int root, MPI_Comm c)
+{
+    REAL(PMPI_Gather, rooted_fn);
+    note(c, "PMPI_Gather", s, r);
+    return real_PMPI_Gather(s, sn, st, r, rn, rt, root, c);
+}
+
+/* MPI_Reduce_scatter with equal blocks (ct_check's are uneven, which the hierarchy leaves to
+ * the staged path), in and out of place. */
+static void check_reduce_scatter_equal(const ct_type *t, MPI_Op op, int count, int in_place)
+{
+    int rank, size, i, *counts;
+    size_t es = (size_t)t->size, total;
+    unsigned char *send, *ref, *got;
+    void *d_buf, *d_recv;
+    MPI_Op made, ref_op = ct_ref_op(t, op, &made);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    total = (size_t)count * (size_t)size;
+    counts = malloc((size_t)size * sizeof(int));
+    for (i = 0; i < size; i++) counts[i] = count;
+    send = malloc(total * es);
+    ref = malloc(total * es);
+    got = malloc(total * es);
+    ct_fill(t, send, total, rank + 1);
+    memcpy(ref, send, total * es);
+    d_buf = d_alloc(total * es);
+    d_recv = in_place ? d_buf : d_alloc((size_t)count * es);
+    d_put(d_buf, send, total * es);
+    MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : d_buf, d_recv, counts, t->type, op, MPI_COMM_WORLD);
+    PMPI_Reduce_scatter(MPI_IN_PLACE, ref, counts, t->type, ref_op, MPI_COMM_WORLD);
+    d_get(got, d_recv, (size_t)count * es);
+    ct_checks++;
+    if (!ct_same(t, got, ref, (size_t)count))
+        CT_FAIL("reduce_scatter (equal blocks) %s count %d%s: result differs from PMPI", t->name, count,
+                in_place ? " in place" : "");
+    d_release(d_buf);
+    if (!in_place) d_release(d_recv);
+    free(send); free(ref); free(got); free(counts);
+    if (made != MPI_OP_NULL) MPI_Op_free(&made);
+}
+
+int main(int argc, char **argv)
+{
+    static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN};
+    static const char *const op_names[] = {"SUM", "MAX", "MIN"};
+    static const int counts[] = {1, 2, 3, 5, 33, 1001};
+    ct_type types[64];
+    int ntypes, t, o, k, rank, root, in_place;
+    CUdevice dev;
+    long before;
+
+    setenv("MCOLL_HIER", "mpi", 0);
+    setenv("MCOLL_DOMAIN_SIZE", "2", 0);
+    setenv("MCOLL_CUDA_AWARE", "0", 0);
+    setenv("MCOLL_STAGE_CHUNK", "64K", 1);
+    cuda_aware = !strcmp(getenv("MCOLL_CUDA_AWARE"), "1");
+    devmem_install();
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    devmem_start(rank, &dev);
+    ntypes = ct_types(types);
+
+    for (t = 0; t < ntypes; t++) {
+        int big = (int)((200u << 10) / (unsigned)types[t].size) + 7;
+        if (types[t].type != MPI_INT && types[t].type != MPI_DOUBLE && types[t].type != MCOLL_BFLOAT16 &&
+            types[t].type != MPI_CHAR && types[t].type != MPI_FLOAT)
+            continue;
+        for (k = 0; k <= (int)(sizeof counts / sizeof counts[0]); k++) {
+            int n = k < (int)(sizeof counts / sizeof counts[0]) ? counts[k] : big;
+            for (o = 0; o < 3; o++)
+                for (in_place = 0; in_place < 2; in_place++) {
+                    ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, &types[t], ops[o], op_names[o], n, in_place, 0);
+                    ct_check(&device_mem, MPI_COMM_WORLD, CT_RSB, &types[t], ops[o], op_names[o], n / 4 + 1, in_place, 0);
+                    check_reduce_scatter_equal(&types[t], ops[o], n / 4 + 1, in_place);
+                    for (root = 0; root < world_size; root++)
+                        ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE, &types[t], ops[o], op_names[o], n, in_place,
+                                 root);
+                }
+            for (root = 0; root < world_size; root++)
+                ct_check(&device_mem, MPI_COMM_WORLD, CT_BCAST, &types[t], MPI_OP_NULL, "-", n, 0, root);
+            for (in_place = 0; in_place < 2; in_place++)
+                ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", n / 4 + 1, in_place, 0);
+        }
+        checkpoint();
+    }
+    /* The path was the hierarchy's: its steps ran on the sub-communicators. */
+    before = sub_calls;
+    MPI_Allreduce(MPI_IN_PLACE, &before, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    if (before == 0 && atoi(getenv("MCOLL_DOMAIN_SIZE")) >= 2) CT_FAIL("no MPI call on a domain or cross communicator: the hierarchical path was not taken");
+    return devmem_finish("mpi_hier", dev);
+}

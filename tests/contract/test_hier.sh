@@ -1,0 +1,34 @@
+#!/bin/sh
+# mpi_hier in its other settings (run.sh runs it with MCOLL_DOMAIN_SIZE=2, MPI not CUDA-aware):
+# unequal domains (3 + 1 at 4 ranks) and one rank per domain (left to the staged path), a
+# CUDA-aware MPI (device pointers between domains), 3 ranks (a last domain of one), and
+# MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
+# domain's engine set-up fails, on every rank of the domain alike, and its steps go through MPI.
+BUILD=${BUILD:-$(pwd)/build}
+MPIRUN=${MPIRUN:-mpirun}
+NP=${MCOLL_TEST_NP:-4}
+PROG=$BUILD/tests/contract/mpi_hier
+[ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
+mkdir -p "$BUILD/tests/logs"
+run() { # name, np, then VAR=value settings
+    name=$1 np=$2
+    shift 2
+    log=$BUILD/tests/logs/hier.$name.out
+    env "$@" MCOLL_DEBUG=INFO "$MPIRUN" -np "$np" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE -x MCOLL_HIER \
+        -x MCOLL_CONTRACT_FAIL -x MCOLL_DEBUG "$PROG" > "$log" 2>&1
+    rc=$?
+    grep -q "^mpi_hier: PASS" "$log" || { echo "FAIL: mpi_hier $name (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }
+    echo "PASS: mpi_hier $name: $(grep -c ': hier (' "$log") INFO lines on the hierarchical path"
+}
+run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
+run one-rank-domains "$NP" MCOLL_DOMAIN_SIZE=1 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
+run cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
+run cuda-aware-unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
+run np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
+run engines-fail "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=auto \
+    MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
+grep -q "without GPU engine" "$BUILD/tests/logs/hier.engines-fail.out" ||
+    { echo "FAIL: engines-fail: no domain said it runs without its engine"; exit 1; }
+grep -q ": hier (" "$BUILD/tests/logs/hier.one-rank-domains.out" &&
+    { echo "FAIL: one rank per domain should be staged, not hierarchical"; exit 1; }
+exit 0
