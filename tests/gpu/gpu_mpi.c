@@ -260,13 +260,7 @@ int main(int argc, char **argv)
     iters = opts.quick ? 100 : 1000;
 
     api_mpi(&api, "mpi", MPI_COMM_WORLD);
-    suite_allreduce(&api);
-    suite_reduce(&api);
-    suite_bcast(&api);
-    suite_reduce_scatter(&api);
-    suite_allgather(&api);
-    suite_blocks(&api);
-    suite_scan(&api);
+    suite_matrix(&api);
     suite_large(&api, 0);
     loop_distinct(&api, type_get(TT_INT32), 1023, iters);
     loop_reused(&api, type_get(TT_FLOAT), 65539, iters);

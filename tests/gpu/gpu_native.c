@@ -163,13 +163,7 @@ int main(int argc, char **argv)
         check_comm_info("native/info", mc, MPI_COMM_WORLD);
         check_half_types();
         api_native(&api, "native", MPI_COMM_WORLD, mc, stream);
-        suite_allreduce(&api);
-        suite_reduce(&api);
-        suite_bcast(&api);
-        suite_reduce_scatter(&api);
-        suite_allgather(&api);
-        suite_blocks(&api);
-        suite_scan(&api);
+        suite_matrix(&api);
         check_barriers(&api, report_quick() ? 10 : 100);
         suite_large(&api, 1);
         teardown_comm("native/comm_destroy", mc);

@@ -301,13 +301,7 @@ int main(int argc, char **argv)
 
     how = BY_WAITALL;
     api_nonblocking(&api, "mpi-nb", MPI_COMM_WORLD);
-    suite_allreduce(&api);
-    suite_reduce(&api);
-    suite_bcast(&api);
-    suite_reduce_scatter(&api);
-    suite_allgather(&api);
-    suite_blocks(&api);
-    suite_scan(&api);
+    suite_matrix(&api);
     suite_large(&api, 0);
     loop_distinct(&api, type_get(TT_INT32), 1023, iters);
     loop_bcast(&api, 257, iters);

@@ -81,16 +81,12 @@ static soak_path draw_path(soak_rng *rng, int host_only)
     return p < 4 ? SOAK_NATIVE : p < 5 ? SOAK_GRAPH : p < 8 ? SOAK_MPI : SOAK_MPI_NONBLOCKING;
 }
 
-/* The plug-in's nonblocking calls (MPI_Ibarrier aside): every collective of coll_kind. */
-static const coll_kind nonblocking[] = {COLL_ALLREDUCE, COLL_REDUCE, COLL_BCAST, COLL_REDUCE_SCATTER, COLL_ALLGATHER,
-                                        COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_GATHER, COLL_GATHERV,
-                                        COLL_SCATTER, COLL_SCATTERV, COLL_SCAN, COLL_EXSCAN};
-#define NONBLOCKING_KINDS (sizeof nonblocking / sizeof nonblocking[0])
+/* Every collective of coll_kind, blocking or not (the plug-in has an MPI_I* form of each). */
+#define NUM_KINDS ((int)COLL_EXSCAN + 1)
 
-static coll_kind draw_kind(soak_rng *rng, soak_path path)
+static coll_kind draw_kind(soak_rng *rng)
 {
-    if (path == SOAK_MPI_NONBLOCKING) return nonblocking[below(rng, NONBLOCKING_KINDS)];
-    return (coll_kind)below(rng, (size_t)COLL_EXSCAN + 1);
+    return (coll_kind)below(rng, (size_t)NUM_KINDS);
 }
 
 static int has_padding(const test_type *t) { return t->format == FMT_PAIR && t->value_size + 4 < t->size; }
@@ -121,7 +117,7 @@ void soak_pick(soak_rng *rng, const soak_limits *lim, soak_call *out)
 
     memset(out, 0, sizeof *out);
     out->path = draw_path(rng, lim->host_only);
-    c->kind = draw_kind(rng, out->path);
+    c->kind = draw_kind(rng);
     do {
         c->type = &reducible_types[below(rng, num_reducible_types)];
         c->op = NULL;
@@ -157,13 +153,13 @@ static int ladder_sizes(size_t max)
 
 int soak_ladder_length(const soak_limits *lim)
 {
-    return COLL_EXSCAN + 1 + (int)NONBLOCKING_KINDS * ladder_sizes(lim->max_bytes);
+    return NUM_KINDS + NUM_KINDS * ladder_sizes(lim->max_bytes);
 }
 
 void soak_ladder(const soak_limits *lim, int i, soak_call *out)
 {
     coll_case *c = &out->c;
-    int blocking = COLL_EXSCAN + 1, k;
+    int blocking = NUM_KINDS, k;
     memset(out, 0, sizeof *out);
     out->comm = 0;
     out->path = i < blocking ? SOAK_MPI : SOAK_MPI_NONBLOCKING;
@@ -172,9 +168,9 @@ void soak_ladder(const soak_limits *lim, int i, soak_call *out)
         out->bytes = lim->max_bytes;
     } else {
         i -= blocking;
-        c->kind = nonblocking[i % (int)NONBLOCKING_KINDS];
+        c->kind = (coll_kind)(i % NUM_KINDS);
         out->bytes = LADDER_FIRST;
-        for (k = 0; k < i / (int)NONBLOCKING_KINDS; k++) out->bytes *= 2;
+        for (k = 0; k < i / NUM_KINDS; k++) out->bytes *= 2;
         if (out->bytes > lim->max_bytes) out->bytes = lim->max_bytes;
     }
     /* A padded pair is staged by every engine; the block calls (staged anyway) move doubles. */

@@ -276,6 +276,17 @@ void suite_scan(coll_api *api)
     }
 }
 
+void suite_matrix(coll_api *api)
+{
+    suite_allreduce(api);
+    suite_reduce(api);
+    suite_bcast(api);
+    suite_reduce_scatter(api);
+    suite_allgather(api);
+    suite_blocks(api);
+    suite_scan(api);
+}
+
 void suite_large(coll_api *api, int with_int)
 {
     /* 2^28 + 3 four-byte elements: just over 1 GiB, and not a multiple of any vector width. */

@@ -29,6 +29,9 @@ void suite_blocks(coll_api *api);
  * each kind), in place and not, aligned and not (exscan: out of place aligned and in place
  * unaligned); count 0; a few past the one-shot limit. Native API and MPI_*. */
 void suite_scan(coll_api *api);
+/* The whole matrix, in this order: allreduce, reduce, bcast, reduce_scatter, allgather, the
+ * block collectives, scan and exscan. */
+void suite_matrix(coll_api *api);
 /* Allreduce of at least 1 GiB: float sum, and int32 sum when `with_int`. Not in quick mode. */
 void suite_large(coll_api *api, int with_int);
 /* A small cross-section of all the above, for sub-communicators. */
