@@ -14,11 +14,16 @@
 #include "mcoll.h"
 #include "launch.h"
 #include "team.h"
+#include "window.h"
 
 struct mcoll_comm {
     mcoll_team *team;
     mcoll_config config;
+    mcoll_windows windows;       /* memory allocated or registered on it (src/mem/) */
 };
+
+/* Enter the team's context before driver calls or launches; MCOLL_ERR_ABORTED once a peer is gone. */
+mcoll_result mcoll_comm_enter(mcoll_comm *comm);
 
 mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                       mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream);

@@ -11,7 +11,7 @@ static mcoll_access access_of(const mcoll_comm *comm)
 /* Kernels launch into the current context. A team created on a thread without one runs in
  * the primary context it made current; calls from threads without it get it too. Otherwise the
  * caller's current context is the team's device's, and is left alone. */
-static mcoll_result enter(mcoll_comm *comm)
+mcoll_result mcoll_comm_enter(mcoll_comm *comm)
 {
     CUcontext current = NULL;
     if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
@@ -34,7 +34,7 @@ mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, voi
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_allreduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
                     "allreduce");
 }
@@ -44,7 +44,7 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_reduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
                                         stream),
                     "reduce");
@@ -53,7 +53,7 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
 mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, struct CUstream_st *stream)
 {
     if (!bytes) return MCOLL_SUCCESS;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_bcast(&comm->team->dev, access_of(comm), buf, bytes, root, stream), "bcast");
 }
 
@@ -64,7 +64,7 @@ mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf
     /* In place: the input is the whole of recvbuf; this rank's block is written at its start,
      * each element after the kernel has copied in the inputs it overwrites. */
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dtype,
                                                 op, stream),
                     "reduce_scatter");
@@ -75,7 +75,7 @@ mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, voi
 {
     if (!sendbytes) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)comm->team->rank * sendbytes;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_allgather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, sendbytes, stream),
                     "allgather");
 }
@@ -99,7 +99,7 @@ mcoll_result mcoll_comm_run_allgatherv(mcoll_comm *comm, const void *sendbuf, si
         sendbuf = (const char *)recvbuf + displs[rank] * size;
         sendcount = recvcounts[rank];
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_allgatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
                                             as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                             stream),
@@ -111,7 +111,7 @@ mcoll_result mcoll_comm_run_alltoall(mcoll_comm *comm, const void *sendbuf, void
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_alltoall(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, stream),
                     "alltoall");
 }
@@ -126,7 +126,7 @@ mcoll_result mcoll_comm_run_alltoallv(mcoll_comm *comm, const void *sendbuf, con
         sendcounts = recvcounts;
         sdispls = rdispls;
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_alltoallv(&comm->team->dev, access_of(comm), sendbuf,
                                            as_bytes(comm, sendcounts, size, slens), as_bytes(comm, sdispls, size, soffs),
                                            recvbuf, as_bytes(comm, recvcounts, size, rlens),
@@ -139,7 +139,7 @@ mcoll_result mcoll_comm_run_gather(mcoll_comm *comm, const void *sendbuf, void *
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)root * count * size;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_gather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "gather");
 }
@@ -153,7 +153,7 @@ mcoll_result mcoll_comm_run_gatherv(mcoll_comm *comm, const void *sendbuf, size_
         sendbuf = (const char *)recvbuf + displs[root] * size;
         sendcount = recvcounts[root];
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_gatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
                                          as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                          root, stream),
@@ -165,7 +165,7 @@ mcoll_result mcoll_comm_run_scatter(mcoll_comm *comm, const void *sendbuf, void 
 {
     if (!count) return MCOLL_SUCCESS;
     if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (size_t)root * count * size;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "scatter");
 }
@@ -179,7 +179,7 @@ mcoll_result mcoll_comm_run_scatterv(mcoll_comm *comm, const void *sendbuf, cons
         recvbuf = (char *)sendbuf + displs[root] * size;
         recvcount = sendcounts[root];
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_scatterv(&comm->team->dev, access_of(comm), sendbuf,
                                           as_bytes(comm, sendcounts, size, lens), as_bytes(comm, displs, size, offs),
                                           recvbuf, recvcount * size, root, stream),
@@ -191,7 +191,7 @@ static mcoll_result run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbu
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_scan(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, exclusive,
                                       stream),
                     exclusive ? "exscan" : "scan");
@@ -211,7 +211,7 @@ mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *
 
 mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream)
 {
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_barrier(&comm->team->dev, access_of(comm), stream), "barrier");
 }
 

@@ -55,6 +55,8 @@ static const setting settings_table[] = {
      "smallest communicator the GPU engines take (smaller ones are staged)"},
     {"MCOLL_TIMEOUT", "0", KIND_INT, FIELD(timeout_s), 0, 86400,
      "seconds a call made through MPI may wait for its peers before it fails with a message (0: no limit)"},
+    {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
+     "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
 };
 #define NUM_SETTINGS (sizeof settings_table / sizeof settings_table[0])
 

@@ -23,6 +23,7 @@ typedef struct {
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
     int min_ranks;             /* MCOLL_MIN_RANKS: smallest communicator the engines take */
     int timeout_s;             /* MCOLL_TIMEOUT: seconds a call through MPI may wait for its peers (0: no limit) */
+    int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
 } mcoll_settings;
 
 /* Read the environment once (thread-safe) and return the values. */
