@@ -262,8 +262,8 @@ mcoll_result mcoll_mem_deregister(mcoll_comm *comm, mcoll_mem_handle handle);
 /* Import memory that another API or process exported as an opaque POSIX file descriptor `fd` of
  * an object of `size` bytes, and map `bytes` of it from `offset` as one device buffer of the
  * current thread's device (call cudaSetDevice first). offset and bytes must be aligned as the
- * exporter requires (cuMemCreate memory: its allocation granularity). On success the fd belongs
- * to CUDA (do not close it); on failure it is still the caller's. Map one range covering every
+ * exporter requires (cuMemCreate memory: its allocation granularity). The fd stays the caller's
+ * (CUDA gets a duplicate): close it when convenient. Map one range covering every
  * buffer needed and derive the buffers from *ptr: overlapping imports alias without coherence
  * (the driver requires volatile accesses to them, which the kernels do not make). The buffer is
  * ordinary device memory: any collective takes it (staged). Not collective.

@@ -42,6 +42,7 @@ mcoll_result mcoll_comm_destroy(mcoll_comm *comm)
     if (comm->team->symm.size) CU_WARN(cuCtxSynchronize());
     if (!mcoll_watch_aborted(&comm->team->watch)) PMPI_Barrier(comm->team->comm);
     mcoll_windows_destroy(comm->team, &comm->windows);
+    mcoll_reg_cache_flush();
     mcoll_team_destroy(comm->team);
     free(comm);
     return MCOLL_SUCCESS;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "checks.h"
 #include "import.h"
 
@@ -60,10 +61,18 @@ mcoll_result mcoll_external_import(int fd, size_t size, size_t offset, size_t by
     if (!entry) return MCOLL_ERR_NO_MEMORY;
     memset(&handle, 0, sizeof handle);
     handle.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
-    handle.handle.fd = fd;
+    /* The driver takes the descriptor it imports; it gets a duplicate, so the caller's stays
+     * the caller's whatever happens. */
+    handle.handle.fd = dup(fd);
     handle.size = size;
+    if (handle.handle.fd < 0) {
+        free(entry);
+        MCOLL_WARN("mcoll_mem_import_external: fd %d cannot be duplicated", fd);
+        return MCOLL_ERR_INVALID_ARG;
+    }
     rc = mcoll_cu.cuImportExternalMemory(&entry->object, &handle);
     if (rc != CUDA_SUCCESS) {
+        close(handle.handle.fd);
         free(entry);
         return explain("cuImportExternalMemory", rc);
     }

@@ -104,6 +104,16 @@ void mcoll_reg_cache_release(mcoll_peer_map *map)
     pthread_mutex_unlock(&lock);
 }
 
+void mcoll_reg_cache_flush(void)
+{
+    mcoll_peer_map **link;
+    pthread_mutex_lock(&lock);
+    for (link = &entries; *link;)
+        if (!(*link)->users) drop(link);
+        else link = &(*link)->next;
+    pthread_mutex_unlock(&lock);
+}
+
 void mcoll_reg_cache_stats(int *count, int *in_use, long *mapped)
 {
     mcoll_peer_map *m;

@@ -28,6 +28,9 @@ mcoll_result mcoll_reg_cache_acquire(int device, const mcoll_user_buffer *peer, 
 /* The registration no longer uses it; it stays mapped while the cache has room. */
 void mcoll_reg_cache_release(mcoll_peer_map *map);
 
+/* Unmap every entry not in use (a communicator is going away; its peers may free their memory). */
+void mcoll_reg_cache_flush(void);
+
 /* For tests: entries held (in use or not) and mapped so far. */
 void mcoll_reg_cache_stats(int *entries, int *in_use, long *mapped);
 
