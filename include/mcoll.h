@@ -105,6 +105,8 @@ typedef struct {
     int ranks_per_gpu;             /* most ranks of the team on one GPU (> 1: GPUs shared under MPS) */
     int gpu_sharers;               /* ranks on this rank's GPU, itself included */
     int mps;                       /* 1 when this rank's GPU shares its contexts through MPS */
+    /* API 0.4 */
+    unsigned long long zero_copy_calls; /* collectives that ran zero-copy on window memory so far */
 } mcoll_comm_info_t;
 
 mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);

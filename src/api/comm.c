@@ -66,6 +66,7 @@ mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info)
     info->ranks_per_gpu = t->sharing.ranks_per_gpu;
     info->gpu_sharers = t->sharing.sharers;
     info->mps = t->sharing.mps;
+    info->zero_copy_calls = comm->zero_copy_calls;
     return MCOLL_SUCCESS;
 }
 

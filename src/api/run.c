@@ -2,6 +2,7 @@
  * enter the team's context and launch. Nothing here checks a datatype, an op or a root. */
 #include "checks.h"
 #include "comm_internal.h"
+#include "direct.h"
 
 static mcoll_access access_of(const mcoll_comm *comm)
 {
@@ -29,12 +30,16 @@ static mcoll_result launched(int status, const char *what)
     return MCOLL_ERR_CUDA;
 }
 
+mcoll_result mcoll_comm_launched(int status, const char *what) { return launched(status, what); }
+
 mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                       mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_allreduce(comm, sendbuf, recvbuf, count, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_allreduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
                     "allreduce");
 }
@@ -52,19 +57,23 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
 
 mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!bytes) return MCOLL_SUCCESS;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_bcast(comm, buf, bytes, root, stream, &rc)) return rc;
     return launched(mcoll_launch_bcast(&comm->team->dev, access_of(comm), buf, bytes, root, stream), "bcast");
 }
 
 mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
                                            mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!recvcount) return MCOLL_SUCCESS;
     /* In place: the input is the whole of recvbuf; this rank's block is written at its start,
      * each element after the kernel has copied in the inputs it overwrites. */
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_reduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dtype,
                                                 op, stream),
                     "reduce_scatter");
@@ -73,9 +82,11 @@ mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf
 mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendbytes,
                                       struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!sendbytes) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)comm->team->rank * sendbytes;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_allgather(comm, sendbuf, recvbuf, sendbytes, stream, &rc)) return rc;
     return launched(mcoll_launch_allgather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, sendbytes, stream),
                     "allgather");
 }

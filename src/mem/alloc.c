@@ -44,7 +44,8 @@ mcoll_result mcoll_window_free(mcoll_team *team, mcoll_windows *windows, void *p
 {
     mcoll_window *w = mcoll_window_by_base(windows, MCOLL_WINDOW_ALLOCATED, ptr);
     mcoll_result rc = w ? MCOLL_SUCCESS : MCOLL_ERR_INVALID_ARG;
-    if (!w) MCOLL_WARN("mcoll_mem_free: %p is not memory mcoll_mem_alloc gave on this communicator (freed twice?)", ptr);
+    if (!w)
+        MCOLL_WARN("mcoll_mem_free: %p is not memory mcoll_mem_alloc gave on this communicator (freed twice?)", ptr);
     rc = mcoll_window_agree(team, rc);
     if (rc != MCOLL_SUCCESS) return rc;
     mcoll_window_quiesce(team);

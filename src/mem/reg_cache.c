@@ -40,8 +40,8 @@ static void evict(const mcoll_user_buffer *now_there)
         for (link = &entries; *link;) {
             mcoll_peer_map *m = *link;
             if (!m->users && now_there && overlaps(&m->key, now_there) && m->key.buffer_id != now_there->buffer_id) {
-                MCOLL_INFO("registration cache: pid %d freed the buffer at %#llx: unmapping its old mapping", m->key.pid,
-                           (unsigned long long)m->key.base);
+                MCOLL_INFO("registration cache: pid %d freed the buffer at %#llx: unmapping its old mapping",
+                           m->key.pid, (unsigned long long)m->key.base);
                 drop(link);
                 continue;
             }

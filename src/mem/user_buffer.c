@@ -73,8 +73,8 @@ mcoll_result mcoll_user_buffer_describe(int device, CUmemAllocationHandleType vm
         return MCOLL_ERR_INVALID_ARG;
     }
     if (out->kind == MCOLL_USER_VMM && !(f.handle_types & (unsigned long long)vmm_type)) {
-        MCOLL_WARN("mcoll_mem_register: %p is cuMemCreate memory without the handle type the team shares (%s): create it "
-                   "with that type in requestedHandleTypes", ptr,
+        MCOLL_WARN("mcoll_mem_register: %p is cuMemCreate memory without the handle type the team shares (%s): "
+                   "create it with that type in requestedHandleTypes", ptr,
                    vmm_type == CU_MEM_HANDLE_TYPE_FABRIC ? "fabric" : "POSIX file descriptor");
         return MCOLL_ERR_UNSUPPORTED;
     }

@@ -17,6 +17,8 @@
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
 #   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
+#   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
+#              memory, the registration cache, zero-copy collectives, refusals)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
 #   staged     gpu_mpi -q with MCOLL_ENGINE=staged at NP 2 (the pinned-host fallback path)
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
@@ -72,8 +74,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
-GPU_STEPS="nomps native stream mpi nonblocking errors split staged slow dead memcheck racecheck synccheck overlap bench"
+ALL_STEPS="build guard nomps native stream mpi nonblocking errors memory split staged slow dead memcheck racecheck synccheck overlap bench"
+GPU_STEPS="nomps native stream mpi nonblocking errors memory split staged slow dead memcheck racecheck synccheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -512,10 +514,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split staged slow dead $SANITIZER_TOOLS overlap bench; do
+    for s in native stream mpi nonblocking errors memory split staged slow dead $SANITIZER_TOOLS overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors) nps=$NPS ;;
+            native|stream|mpi|errors|memory) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             bench) nps=$largest ;;
             *) nps=$small_np ;;
@@ -539,7 +541,7 @@ if [ $want_mps = 1 ]; then
     fi
 fi
 
-for step in native stream mpi nonblocking errors split; do
+for step in native stream mpi nonblocking errors memory split; do
     selected $step || continue
     for np in $NPS; do
         if [ $step = split ] && [ "$np" -lt 4 ]; then

@@ -258,8 +258,8 @@ CUresult model_cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemo
                                                const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc)
 {
     model_call call;
-    CUresult rc = model_enter(&call, MODEL_cuExternalMemoryGetMappedBuffer, 1, "extMem=%p, offset=%llu, size=%llu, flags=%u",
-                              (void *)ext, desc ? desc->offset : 0ULL, desc ? desc->size : 0ULL,
+    CUresult rc = model_enter(&call, MODEL_cuExternalMemoryGetMappedBuffer, 1,
+                              "extMem=%p, offset=%llu, size=%llu, flags=%u", (void *)ext, desc ? desc->offset : 0ULL, desc ? desc->size : 0ULL,
                               desc ? desc->flags : 0u);
     if (rc != CUDA_SUCCESS) return rc;
     if (!dptr || !desc) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "devPtr or bufferDesc is NULL");
