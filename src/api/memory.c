@@ -17,7 +17,6 @@ mcoll_result mcoll_mem_alloc(mcoll_comm *comm, size_t bytes, void **ptr)
     if (!ptr) return MCOLL_ERR_INVALID_ARG;
     *ptr = NULL;
     MC_RETURN(enter_collective(comm));
-    if (!bytes) return MCOLL_ERR_INVALID_ARG; /* every rank passes the same size, so all return here */
     return mcoll_window_alloc(comm->team, &comm->windows, bytes, ptr);
 }
 

@@ -17,9 +17,10 @@ mcoll_result mcoll_window_alloc(mcoll_team *team, mcoll_windows *windows, size_t
     *ptr = NULL;
     /* The same size everywhere, so that the ranks' parts line up offset for offset. */
     if (!mcoll_agree_range(team->comm, &mine, &lo, &hi, 1)) rc = MCOLL_ERR_MPI;
-    else if (lo != hi) {
-        if (team->rank == 0) MCOLL_WARN("mcoll_mem_alloc: every rank must ask for the same size (%lld to %lld bytes)",
-                                        (long long)lo, (long long)hi);
+    else if (lo != hi || !bytes) {
+        if (team->rank == 0)
+            MCOLL_WARN("mcoll_mem_alloc: every rank must ask for the same size, not 0 (%lld to %lld bytes)",
+                       (long long)lo, (long long)hi);
         rc = MCOLL_ERR_INVALID_ARG;
     }
     rc = mcoll_window_agree(team, rc);

@@ -18,8 +18,11 @@ static mcoll_result open_vmm(mcoll_peer_map *m, CUmemGenericAllocationHandle imp
 {
     mcoll_result rc = MCOLL_SUCCESS;
     CUresult cu;
+    /* The owner's mapping is a multiple of its granularity, a power of two: its lowest set bit
+     * is an alignment the mapping accepts. */
+    const size_t align = (size_t)(m->key.size & (~m->key.size + 1));
     m->handle = imported;
-    CU_GOTO(cuMemAddressReserve(&m->va, m->key.size, 0, 0, 0), release);
+    CU_GOTO(cuMemAddressReserve(&m->va, m->key.size, align, 0, 0), release);
     CU_GOTO(cuMemMap(m->va, m->key.size, 0, imported, 0), free_range);
     cu = mcoll_set_access(m->device, m->va, m->key.size);
     if (cu != CUDA_SUCCESS) {
