@@ -45,3 +45,12 @@ $(BIN)/mcoll-bench-plot: $(srcdir)/benchmarks/plot.py
 benchmarks: $(BENCH_PROGRAMS)
 
 .PHONY: benchmarks
+
+# mcoll-floors: the GPU's latency floors (empty launch, graph, launch + wait by sync, query or
+# mapped flag, 8-byte copies), one CUDA program without MPI or libmcoll. A measuring tool of the
+# build tree (tests/gpu/run.sh runs it), not installed.
+$(BIN)/mcoll-floors: $(srcdir)/benchmarks/floors/mcoll-floors.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ -lcuda
+
+programs benchmarks: $(BIN)/mcoll-floors

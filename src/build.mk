@@ -31,3 +31,11 @@ INSTALL_TOOLS = $(BIN)/mcoll_info
 $(BIN)/mcoll_info: $(srcdir)/src/tools/mcoll_info.c $(B)/lib/libmcoll.so Makefile
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DMCOLL_PACKAGE_VERSION='"$(VERSION)"' $< -o $@ $(SHARED_LINK) -ldl
+
+# The PMPI_* names mcoll answers for tools loaded in front of it (src/pmpi/chain_calls.h, read
+# here from its X( lines). In the shared library every reference mcoll itself makes to one of
+# them is linked to __wrap_PMPI_<Name> (chain.c: the MPI's), so no internal call can reach
+# mcoll's answer; the static archive leaves chain_pmpi.o out, so its references stay the MPI's.
+CHAIN_NAMES = $(shell sed -n 's/^ *X.\([A-Za-z_]*\),.*/\1/p' $(srcdir)/src/pmpi/chain_calls.h)
+CHAIN_WRAP = $(patsubst %,-Wl$(comma)--wrap=PMPI_%,$(CHAIN_NAMES))
+CHAIN_PMPI_OBJ = $(B)/src/pmpi/chain_pmpi.o

@@ -36,7 +36,12 @@ endif
 PLAIN_SRCS = $(wildcard $(srcdir)/tests/mpi/plain/*.c)
 PLAIN_PROGS = $(patsubst $(srcdir)/tests/mpi/plain/%.c,$(B)/tests/mpi/plain/%,$(PLAIN_SRCS))
 
-TEST_PROGRAMS = $(UNIT_PROGS) $(UNIT_CU_PROGS) $(MPI_PROGS) $(PLAIN_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
+# Two small PMPI tools that count calls (tests/mpi/test_pmpi_chain.sh loads them in front of
+# mcoll and behind it).
+TOOL_SRCS = $(wildcard $(srcdir)/tests/mpi/tools/count_*.c)
+TOOL_LIBS = $(patsubst $(srcdir)/tests/mpi/tools/%.c,$(B)/tests/mpi/tools/%.so,$(TOOL_SRCS))
+
+TEST_PROGRAMS = $(TOOL_LIBS) $(UNIT_PROGS) $(UNIT_CU_PROGS) $(MPI_PROGS) $(PLAIN_PROGS) $(CONTRACT_PROGS) $(GPU_PROGS) $(GUARD_LIB) $(FORTRAN_PROGS)
 TEST_CFLAGS = $(filter-out -fvisibility=hidden,$(ALL_CFLAGS)) $(SRC_INCLUDES) -I$(srcdir)/tests
 
 $(B)/tests/unit/%: $(srcdir)/tests/unit/%.c $(B)/lib/libmcoll.a
@@ -75,6 +80,10 @@ $(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
 $(B)/tests/mpi/plain/%: $(srcdir)/tests/mpi/plain/%.c
 	@mkdir -p $(@D)
 	$(MPICC) $(CFLAGS) $< -o $@ $(LDFLAGS)
+
+$(B)/tests/mpi/tools/%.so: $(srcdir)/tests/mpi/tools/%.c $(srcdir)/tests/mpi/tools/count_tool.h
+	@mkdir -p $(@D)
+	$(MPICC) $(CFLAGS) -fPIC -shared $< -o $@ $(LDFLAGS)
 
 $(B)/tests/contract/model/%.o: $(srcdir)/tests/contract/model/%.c
 	@mkdir -p $(@D)

@@ -28,7 +28,7 @@ typedef struct {
 
 static const setting settings_table[] = {
     {"MCOLL_DEBUG", "WARN", KIND_LOGLEVEL, FIELD(debug), 0, 0,
-     "log level: NONE, WARN, INFO (which path each call took and why) or TRACE"},
+     "log level: NONE, WARN, INFO (each distinct path and why, once per communicator) or TRACE (every call)"},
     {"MCOLL_DEBUG_SUBSYS", "ALL", KIND_SUBSYS, FIELD(debug_subsys), 0, 0,
      "subsystems whose INFO and TRACE lines are printed: INIT, PMPI, STAGE, TEAM, ENGINE or ALL, comma separated; ^ first: all but those (warnings are always printed)"},
     {"MCOLL_DEBUG_FILE", "stderr", KIND_TEXT, FIELD(debug_file), 0, sizeof(((mcoll_settings *)0)->debug_file),

@@ -39,6 +39,7 @@ static const struct {
     {"/pmpi/pmpi_init.c", MCOLL_SUBSYS_INIT}, /* plug-in start and finalize */
     {"/pmpi/", MCOLL_SUBSYS_PMPI},
     {"/team/", MCOLL_SUBSYS_TEAM},
+    {"/mem/", MCOLL_SUBSYS_TEAM},             /* windows and registrations: memory of the team */
     {"/api/", MCOLL_SUBSYS_ENGINE},
     {"/collectives/", MCOLL_SUBSYS_ENGINE},
     {"/core/", MCOLL_SUBSYS_INIT},

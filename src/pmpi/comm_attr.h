@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 #include "mcoll.h"
+#include "reported.h"
 
 typedef struct mcoll_comm_state {
     MPI_Comm comm;
@@ -21,6 +22,7 @@ typedef struct mcoll_comm_state {
     int node_local;    /* -1 not known yet, 0 spans nodes, 1 every rank on this node */
     int engine_tried;  /* the engine was built, or building it failed: never tried again */
     mcoll_comm *engine; /* NULL when the communicator has no engine */
+    mcoll_reported reported; /* the decisions logged at INFO on it */
     struct mcoll_comm_state *prev, *next;
 } mcoll_comm_state;
 

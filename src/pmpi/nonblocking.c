@@ -7,7 +7,7 @@
 #include "engine.h"
 #include "plugin.h"
 #include "validate.h"
-#include "log.h"
+#include "reported.h"
 #if MCOLL_PCOLL == 2
 #include <mpi-ext.h>
 #endif
@@ -23,33 +23,33 @@
 
 static int iallreduce(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iallreduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Iallreduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
 }
 
 static int ibcast(const mcoll_call *c, const void *sendbuf, void *buf, MPI_Request *req)
 {
     (void)sendbuf;
-    return PMPI_Ibcast(buf, c->count, c->type, c->root, c->comm, req);
+    return mcoll_next_Ibcast(buf, c->count, c->type, c->root, c->comm, req);
 }
 
 static int ireduce(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ireduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->root, c->comm, req);
+    return mcoll_next_Ireduce(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->root, c->comm, req);
 }
 
 static int ireduce_scatter_block(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Ireduce_scatter_block(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm, req);
 }
 
 static int ireduce_scatter(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Ireduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm, req);
+    return mcoll_next_Ireduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm, req);
 }
 
 static int iallgather(const mcoll_call *c, const void *sendbuf, void *recvbuf, MPI_Request *req)
 {
-    return PMPI_Iallgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm, req);
+    return mcoll_next_Iallgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm, req);
 }
 
 #ifdef PMPI_INIT
@@ -105,7 +105,8 @@ const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", i
 static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 {
     if (mcoll_plugin_active && !mcoll_comm_is_null(c->comm)) {
-        if (!request) return mcoll_raise(c->comm, MPI_ERR_ARG);
+        char fn[64];
+        if (!request) return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->comm, MPI_ERR_ARG);
         *request = MPI_REQUEST_NULL;
         c->cs = mcoll_comm_state_find(c->comm);
     }
@@ -146,6 +147,7 @@ int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Req
  * ------------------------------------------------------------------------------------------- */
 static int run(mcoll_call *c, const mcoll_nb_coll *nb, int persistent, MPI_Info info, MPI_Request *request)
 {
+    c->form = persistent ? MCOLL_CALL_PERSISTENT : MCOLL_CALL_NONBLOCKING;
     return persistent ? mcoll_nb_init(c, nb, info, request) : mcoll_nb_run(c, nb, request);
 }
 
@@ -200,9 +202,10 @@ static int allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 /* No buffers: always the MPI's; checked like MPI_Barrier. */
 static int barrier_checks(MPI_Comm comm, MPI_Request *request, const char *name)
 {
-    if (mcoll_comm_is_null(comm)) return mcoll_raise(comm, MPI_ERR_COMM);
-    if (!request) return mcoll_raise(comm, MPI_ERR_ARG);
-    MCOLL_INFO("%s: mpi (no buffers)", name);
+    char fn[64];
+    if (mcoll_comm_is_null(comm)) return mcoll_raise_in(mcoll_mpi_name(name, fn, sizeof fn), comm, MPI_ERR_COMM);
+    if (!request) return mcoll_raise_in(mcoll_mpi_name(name, fn, sizeof fn), comm, MPI_ERR_ARG);
+    MCOLL_REPORT_NO_BUFFERS(comm, name);
     return MPI_SUCCESS;
 }
 
@@ -244,7 +247,7 @@ int mcoll_mpi_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendty
 int mcoll_mpi_ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     int err = mcoll_plugin_active ? barrier_checks(comm, request, "ibarrier") : MPI_SUCCESS;
-    return err != MPI_SUCCESS ? err : PMPI_Ibarrier(comm, request);
+    return err != MPI_SUCCESS ? err : mcoll_next_Ibarrier(comm, request);
 }
 
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

@@ -17,17 +17,11 @@ static int mark(mcoll_nbop *op, CUstream stream)
     CUresult rc;
     mcoll_cu.cuCtxGetCurrent(&cur);
     if (op->event && op->ctx != cur) {
-        CUcontext before = mcoll_ctx_enter(op->ctx);
-        mcoll_cu.cuEventDestroy(op->event);
-        mcoll_ctx_leave(op->ctx, before);
+        mcoll_pool_event_put(op->ctx, op->event);
         op->event = NULL;
     }
     op->ctx = cur;
-    if (!op->event && (rc = mcoll_cu.cuEventCreate(&op->event, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
-        MCOLL_WARN("%s: cuEventCreate failed: %s", op->nb->name, mcoll_cu_errname(rc));
-        op->event = NULL;
-        return -1;
-    }
+    if (!op->event && !(op->event = mcoll_pool_event())) return -1;
     if ((rc = mcoll_cu.cuEventRecord(op->event, stream)) != CUDA_SUCCESS) {
         MCOLL_WARN("%s: cuEventRecord failed: %s", op->nb->name, mcoll_cu_errname(rc));
         return -1;
@@ -143,10 +137,7 @@ static int launch_staged(mcoll_nbop *op)
     if (!failed && mcoll_cu.cuStreamSynchronize(stream) != CUDA_SUCCESS) failed = 1;
     if (!failed && !op->event) {
         mcoll_cu.cuCtxGetCurrent(&op->ctx);
-        if (mcoll_cu.cuEventCreate(&op->event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
-            op->event = NULL;
-            failed = 1;
-        }
+        if (!(op->event = mcoll_pool_event())) failed = 1;
     }
     mcoll_stage_end(st);
     /* The MPI call is made even when a copy failed, so the other ranks are not left waiting. */
@@ -242,12 +233,8 @@ int mcoll_nbop_advance(mcoll_nbop *op)
 
 void mcoll_nbop_release(mcoll_nbop *op)
 {
-    if (op->event) {
-        CUcontext before = mcoll_ctx_enter(op->ctx);
-        mcoll_cu.cuEventDestroy(op->event);
-        mcoll_ctx_leave(op->ctx, before);
-        op->event = NULL;
-    }
+    mcoll_pool_event_put(op->ctx, op->event);
+    op->event = NULL;
     mcoll_pool_put(op->host);
     mcoll_pool_put(op->scratch);
     op->host = op->scratch = NULL;

@@ -18,6 +18,7 @@
 #include "classify.h"
 #include "comm_attr.h"
 #include "typeinfo.h"
+#include "chain.h" /* the wrappers pass the user's calls on with mcoll_next_<Name> */
 
 /* One buffer of a call as this rank uses it. Counts are in elements of `type`, counted from the
  * user's pointer. */
@@ -44,6 +45,10 @@ typedef struct {
                             rank must decide alike */
 } mcoll_buf;
 
+/* Which MPI function of a collective the user called (MPI_Allreduce, MPI_Iallreduce or
+ * MPI_Allreduce_init): error reports name it, the INFO lines tell the three apart. */
+typedef enum { MCOLL_CALL_BLOCKING, MCOLL_CALL_NONBLOCKING, MCOLL_CALL_PERSISTENT } mcoll_call_form;
+
 typedef struct mcoll_call mcoll_call;
 typedef struct mcoll_decision mcoll_decision;
 
@@ -67,6 +72,7 @@ typedef struct {
 
 struct mcoll_call {
     const mcoll_coll *coll;
+    mcoll_call_form form;      /* blocking unless the nonblocking entry points say otherwise */
     const void *sendbuf;
     void *recvbuf;             /* MPI_Bcast: its buffer; MPI_Reduce_local: inoutbuf */
     int count;                 /* allreduce, reduce, bcast, scan, exscan, reduce_local: count;

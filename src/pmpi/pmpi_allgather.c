@@ -48,13 +48,13 @@ static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Allgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
+    return mcoll_next_Allgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
 }
 
 static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm);
+    return mcoll_next_Allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm);
 }
 
 const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi};

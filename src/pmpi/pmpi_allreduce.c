@@ -18,7 +18,7 @@ static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
-    return PMPI_Allreduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
+    return mcoll_next_Allreduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
 }
 
 const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, mcoll_check_reduction_buffers, mcoll_layout_elementwise,

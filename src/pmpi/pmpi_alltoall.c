@@ -63,20 +63,20 @@ static void layout_w(mcoll_call *c)
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Alltoall(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
+    return mcoll_next_Alltoall(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
 }
 
 static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Alltoallv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcounts, c->rdispls,
+    return mcoll_next_Alltoallv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcounts, c->rdispls,
                           c->recvtype, c->comm);
 }
 
 static int mpi_w(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Alltoallw(sendbuf, c->sendcounts, c->sdispls, c->sendtypes, recvbuf, c->recvcounts, c->rdispls,
+    return mcoll_next_Alltoallw(sendbuf, c->sendcounts, c->sdispls, c->sendtypes, recvbuf, c->recvcounts, c->rdispls,
                           c->recvtypes, c->comm);
 }
 

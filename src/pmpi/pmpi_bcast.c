@@ -33,7 +33,7 @@ static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 static int mpi(const mcoll_call *c, const void *sendbuf, void *buf, int count)
 {
     (void)sendbuf;
-    return PMPI_Bcast(buf, count, c->type, c->root, c->comm);
+    return mcoll_next_Bcast(buf, count, c->type, c->root, c->comm);
 }
 
 const mcoll_coll mcoll_coll_bcast = {"bcast", 1, validate, layout, mcoll_block_is_count, engine, mpi};

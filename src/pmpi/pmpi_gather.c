@@ -37,13 +37,13 @@ static void layout(mcoll_call *c)
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Gather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm);
+    return mcoll_next_Gather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm);
 }
 
 static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Gatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->root,
+    return mcoll_next_Gatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->root,
                         c->comm);
 }
 

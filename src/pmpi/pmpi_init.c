@@ -67,21 +67,21 @@ void mcoll_plugin_start(void)
 
 int mcoll_mpi_init(int *argc, char ***argv)
 {
-    int rc = PMPI_Init(argc, argv);
+    int rc = mcoll_next_Init(argc, argv);
     if (rc == MPI_SUCCESS) mcoll_plugin_start();
     return rc;
 }
 
 int mcoll_mpi_init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    int rc = mcoll_next_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) mcoll_plugin_start();
     return rc;
 }
 
 /* The work happens in at_finalize, inside PMPI_Finalize, which also covers programs whose
  * MPI_Finalize reaches MPI some other way. */
-int mcoll_mpi_finalize(void) { return PMPI_Finalize(); }
+int mcoll_mpi_finalize(void) { return mcoll_next_Finalize(); }
 
 int MPI_Init(int *argc, char ***argv) { return mcoll_mpi_init(argc, argv); }
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)

@@ -75,33 +75,33 @@ static void layout_w(mcoll_call *c)
 static int mpi_allgather(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Neighbor_allgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
+    return mcoll_next_Neighbor_allgather(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
 }
 
 static int mpi_allgatherv(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Neighbor_allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype,
+    return mcoll_next_Neighbor_allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype,
                                     c->comm);
 }
 
 static int mpi_alltoall(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Neighbor_alltoall(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
+    return mcoll_next_Neighbor_alltoall(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->comm);
 }
 
 static int mpi_alltoallv(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Neighbor_alltoallv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcounts, c->rdispls,
+    return mcoll_next_Neighbor_alltoallv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcounts, c->rdispls,
                                    c->recvtype, c->comm);
 }
 
 static int mpi_alltoallw(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Neighbor_alltoallw(sendbuf, c->sendcounts, c->sdispls_bytes, c->sendtypes, recvbuf, c->recvcounts,
+    return mcoll_next_Neighbor_alltoallw(sendbuf, c->sendcounts, c->sdispls_bytes, c->sendtypes, recvbuf, c->recvcounts,
                                    c->rdispls_bytes, c->recvtypes, c->comm);
 }
 

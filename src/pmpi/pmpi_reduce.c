@@ -51,7 +51,7 @@ static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
-    return PMPI_Reduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->root, c->comm);
+    return mcoll_next_Reduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->root, c->comm);
 }
 
 const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, mcoll_block_is_count, engine, mpi};

@@ -23,7 +23,7 @@ static void layout(mcoll_call *c)
 
 static int mpi(const mcoll_call *c, const void *inbuf, void *inoutbuf, int count)
 {
-    return PMPI_Reduce_local(inbuf, inoutbuf, count, c->type, c->mpi_op);
+    return mcoll_next_Reduce_local(inbuf, inoutbuf, count, c->type, c->mpi_op);
 }
 
 const mcoll_coll mcoll_coll_reduce_local = {"reduce_local", 1, validate, layout, NULL, NULL, mpi};

@@ -75,13 +75,13 @@ static mcoll_result engine(const mcoll_call *c, const mcoll_decision *d)
 static int mpi_block(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm);
+    return mcoll_next_Reduce_scatter_block(sendbuf, recvbuf, c->count, c->type, c->mpi_op, c->comm);
 }
 
 static int mpi_vector(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm);
+    return mcoll_next_Reduce_scatter(sendbuf, recvbuf, c->recvcounts, c->type, c->mpi_op, c->comm);
 }
 
 const mcoll_coll mcoll_coll_reduce_scatter_block = {"reduce_scatter_block", 0, validate, layout, engine_block, engine,

@@ -1,5 +1,6 @@
 /* The steps every intercepted collective takes (see pmpi.h): look up, validate, lay out,
- * classify, decide, run, and say in one INFO line which path it took and why. */
+ * classify, decide, run, and say which path it took and why (INFO once per communicator and
+ * decision, TRACE every time). */
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
@@ -111,11 +112,15 @@ static void log_path(const mcoll_call *c, const mcoll_decision *d)
                                                           : "derived datatype";
     char chunks[48] = "";
     long long bytes = (long long)b->count * b->size;
+    mcoll_decision_key key = {c->coll, c->form, d->path, d->why, d->engine_why};
+    if (mcoll_log_level < MCOLL_LOG_INFO) return;
     if (d->chunk > 0) snprintf(chunks, sizeof chunks, ", %d-element chunks", d->chunk);
-    MCOLL_INFO("%s %lld B %s%s%s: %s (%s%s%s%s)", c->coll->name, bytes, type_name,
-               c->op != MPI_OP_NULL ? " " : "", c->op != MPI_OP_NULL ? mcoll_op_text(c->op) : "",
-               path_names[d->path], d->why, d->engine_why ? ", engine: " : "", d->engine_why ? d->engine_why : "",
-               chunks);
+    /* INFO once per communicator and decision, TRACE for every call (reported.h). */
+    mcoll_log_print(mcoll_reported_level(c->cs ? &c->cs->reported : NULL, &key), __FILE__, __LINE__,
+                    "%s %lld B %s%s%s: %s (%s%s%s%s)", c->coll->name, bytes, type_name,
+                    c->op != MPI_OP_NULL ? " " : "", c->op != MPI_OP_NULL ? mcoll_op_text(c->op) : "",
+                    path_names[d->path], d->why, d->engine_why ? ", engine: " : "",
+                    d->engine_why ? d->engine_why : "", chunks);
     if (d->path == MCOLL_PATH_ENGINE)
         MCOLL_TRACE("%s: %zu elements of %s, %zu B per rank%s%s%s", c->coll->name, d->count,
                     d->base ? d->base->name : "bytes", d->bytes, d->reduces ? ", kernel " : "",
@@ -127,10 +132,11 @@ static void log_path(const mcoll_call *c, const mcoll_decision *d)
 }
 
 /* Raise through the error handler of the call's communicator (MPI_COMM_WORLD's for the calls
- * that have none). */
+ * that have none), naming the user's call. */
 static int raise_error(const mcoll_call *c, int errclass)
 {
-    return mcoll_raise(c->local ? MPI_COMM_WORLD : c->comm, errclass);
+    char fn[64];
+    return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->local ? MPI_COMM_WORLD : c->comm, errclass);
 }
 
 /* Try the engine; 1 when the call is done (*err set), 0 to fall back. */
@@ -157,7 +163,7 @@ int mcoll_pmpi_prepare(mcoll_call *c, mcoll_decision *d)
 
     c->mpi_op = mcoll_half_op(c->type, c->op);
     if (!mcoll_plugin_active) return MCOLL_PMPI_FORWARD;
-    if (mcoll_comm_is_null(c->comm)) return mcoll_raise(c->comm, MPI_ERR_COMM);
+    if (mcoll_comm_is_null(c->comm)) return raise_error(c, MPI_ERR_COMM);
     if (!c->cs) c->cs = mcoll_comm_state_get(c->comm);
     if (!c->cs) return MCOLL_PMPI_FORWARD; /* MPI reports what is wrong */
     /* The one lookup of the call's datatypes and op in the table. */

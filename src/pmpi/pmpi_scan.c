@@ -18,12 +18,12 @@ static void layout_exscan(mcoll_call *c)
 
 static int mpi_scan(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
-    return PMPI_Scan(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
+    return mcoll_next_Scan(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
 }
 
 static int mpi_exscan(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
-    return PMPI_Exscan(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
+    return mcoll_next_Exscan(sendbuf, recvbuf, count, c->type, c->mpi_op, c->comm);
 }
 
 const mcoll_coll mcoll_coll_scan = {"scan", 1, validate, mcoll_layout_elementwise, NULL, NULL, mpi_scan};

@@ -37,13 +37,13 @@ static void layout(mcoll_call *c)
 static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Scatter(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm);
+    return mcoll_next_Scatter(sendbuf, c->count, c->type, recvbuf, c->recvcount, c->recvtype, c->root, c->comm);
 }
 
 static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int count)
 {
     (void)count;
-    return PMPI_Scatterv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcount, c->recvtype, c->root,
+    return mcoll_next_Scatterv(sendbuf, c->sendcounts, c->sdispls, c->type, recvbuf, c->recvcount, c->recvtype, c->root,
                          c->comm);
 }
 

@@ -9,6 +9,7 @@
 #define MIN_BLOCK ((size_t)64 << 10)
 #define MAX_KEPT ((size_t)256 << 20)
 #define MAX_STREAMS 64
+#define MAX_EVENTS 256
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static mcoll_block *kept[2];       /* free blocks: host, device */
@@ -17,6 +18,11 @@ static struct {
     CUcontext ctx;
     CUstream stream;
 } streams[MAX_STREAMS];
+static struct {
+    CUcontext ctx;
+    CUevent event;
+} events[MAX_EVENTS];              /* kept events, the first n_events of them */
+static int n_events;
 
 CUcontext mcoll_ctx_enter(CUcontext ctx)
 {
@@ -130,11 +136,57 @@ CUstream mcoll_pool_stream(void)
     return s;
 }
 
+CUevent mcoll_pool_event(void)
+{
+    CUcontext ctx = NULL;
+    CUevent ev = NULL;
+    CUresult rc;
+    int i;
+    mcoll_cu.cuCtxGetCurrent(&ctx);
+    pthread_mutex_lock(&lock);
+    for (i = n_events - 1; i >= 0; i--)
+        if (events[i].ctx == ctx) {
+            ev = events[i].event;
+            events[i] = events[--n_events];
+            break;
+        }
+    pthread_mutex_unlock(&lock);
+    if (ev) return ev;
+    if ((rc = mcoll_cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+        MCOLL_WARN("cuEventCreate failed: %s", mcoll_cu_errname(rc));
+        return NULL;
+    }
+    return ev;
+}
+
+static void destroy_event(CUcontext ctx, CUevent ev)
+{
+    CUcontext before = mcoll_ctx_enter(ctx);
+    mcoll_cu.cuEventDestroy(ev);
+    mcoll_ctx_leave(ctx, before);
+}
+
+void mcoll_pool_event_put(CUcontext ctx, CUevent event)
+{
+    int kept_it = 0;
+    if (!event) return;
+    pthread_mutex_lock(&lock);
+    if (n_events < MAX_EVENTS) {
+        events[n_events].ctx = ctx;
+        events[n_events++].event = event;
+        kept_it = 1;
+    }
+    pthread_mutex_unlock(&lock);
+    if (!kept_it) destroy_event(ctx, event);
+}
+
 void mcoll_pool_finalize(void)
 {
     mcoll_block *b, *next;
     int k, i;
     pthread_mutex_lock(&lock);
+    for (i = 0; i < n_events; i++) destroy_event(events[i].ctx, events[i].event);
+    n_events = 0;
     for (k = 0; k < 2; k++) {
         for (b = kept[k]; b; b = next) {
             next = b->next;

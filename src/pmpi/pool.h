@@ -34,7 +34,13 @@ CUstream mcoll_pool_stream(void);
 CUcontext mcoll_ctx_enter(CUcontext ctx);
 void mcoll_ctx_leave(CUcontext ctx, CUcontext before);
 
-/* Free every block and stream (inside MPI_Finalize, once no operation is in flight). */
+/* A timing-free event of the current context, reused from earlier operations where one is
+ * kept (creating and destroying one per call would cost about as much as the launch); NULL on
+ * failure (logged). mcoll_pool_event_put keeps it for the next operation of `ctx`. */
+CUevent mcoll_pool_event(void);
+void mcoll_pool_event_put(CUcontext ctx, CUevent event);
+
+/* Free every block, event and stream (inside MPI_Finalize, once no operation is in flight). */
 void mcoll_pool_finalize(void);
 
 #endif /* MCOLL_POOL_H */

@@ -3,12 +3,6 @@
 #include "validate.h"
 #include "typeinfo.h"
 
-int mcoll_raise(MPI_Comm comm, int errclass)
-{
-    PMPI_Comm_call_errhandler(mcoll_comm_is_null(comm) ? MPI_COMM_WORLD : comm, errclass);
-    return errclass;
-}
-
 int mcoll_comm_is_null(MPI_Comm comm)
 {
 #ifdef OPEN_MPI

@@ -7,11 +7,8 @@
 
 #include <mpi.h>
 #include "pmpi.h"
+#include "raise.h" /* the checks' errors are raised with it */
 
-/* Raise `errclass` through the error handler of `comm` (of MPI_COMM_WORLD when comm is
- * MPI_COMM_NULL, as Open MPI does) and return it: with MPI_ERRORS_RETURN the caller returns it
- * to the user, with MPI_ERRORS_ARE_FATAL the handler ends the job. */
-int mcoll_raise(MPI_Comm comm, int errclass);
 
 /* 1 when `comm` is MPI_COMM_NULL (or, in Open MPI, the NULL an invalid Fortran handle gives). */
 int mcoll_comm_is_null(MPI_Comm comm);

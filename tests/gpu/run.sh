@@ -12,6 +12,8 @@
 #   nomps      gpu_mpi -q at NP 2 on ONE GPU without MPS (runs before the MPS daemon starts),
 #              MCOLL_DEBUG=INFO: must pass and log the library's "... share GPU ... without MPS"
 #              line (ranks sharing a GPU without MPS take the staged path)
+#   floors     build/bin/mcoll-floors: the GPU's latency floors (empty launch, graph, launch +
+#              sync/query/mapped-flag wait, 8-byte copies), one process, before the MPS daemon
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
@@ -74,8 +76,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps native stream mpi nonblocking errors memory split staged slow dead memcheck racecheck synccheck overlap bench"
-GPU_STEPS="nomps native stream mpi nonblocking errors memory split staged slow dead memcheck racecheck synccheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split staged slow dead memcheck racecheck synccheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split staged slow dead memcheck racecheck synccheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -256,6 +258,8 @@ key_of() { # step log
             if [ -n "$problem" ]; then echo "$problem" | cut -c1-110
             else echo "${arch:-default targets}; $(find "$BUILD/tests/gpu" -maxdepth 1 -name 'gpu_*' -type f 2>/dev/null | wc -l) GPU test programs"; fi ;;
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
+        floors) awk '/^launch / { l = $2 } /^graph / { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
+                     END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s", l, g, s, f }' "$2" ;;
         overlap) # rows (-f -c): size overall compute init test wait pure min max overlap validation
             awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
                  /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $10 < min) min = $10; if ($11 == "Fail") bad++ }
@@ -508,6 +512,14 @@ if selected nomps; then
         pipe=${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}
         [ -e "$pipe/control" ] && note "note: an MPS daemon outside this run listens on $pipe; nomps ranks may reach it"
         run_step nomps "$np/1" off "$OUT/nomps-np$np.log" "${MPI[@]}" "$prog" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    fi
+fi
+
+# floors: one process, before the MPS daemon starts, so the figures are the bare GPU's.
+if selected floors; then
+    prog=$BUILD/bin/mcoll-floors
+    if gpu_ready floors 1/1 off "$prog"; then
+        run_step floors 1/1 off "$OUT/floors.log" "$prog"
     fi
 fi
 

@@ -6,7 +6,9 @@
 #     a bad MCOLL_DEBUG_SUBSYS is warned about and everything printed;
 #   - MCOLL_DEBUG_FILE=DIR/log.%h.%p: one file per rank, named with its host and pid, holding
 #     that process's lines and nothing left on stderr; a file that cannot be opened: one warning
-#     per process and the lines on stderr.
+#     per process and the lines on stderr;
+#   - 1000 allreduces (tests/mpi/plain/allreduce_loop) log one INFO decision line per rank at
+#     INFO, and 1000 per rank (the first at INFO) at TRACE.
 # The program's own output is the same in every run.
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
@@ -78,5 +80,25 @@ run nofile "MCOLL_DEBUG_FILE=$tmp/missing/log.%p"
     bad "unwritable MCOLL_DEBUG_FILE: not one warning per process"
 [ "$(count "$init_line" "$tmp/nofile.err")" -eq 2 ] || bad "unwritable MCOLL_DEBUG_FILE: the lines are not on stderr"
 
-[ $fail -eq 0 ] && echo "debug log: subsystems filter, files per process, fallback to stderr"
+# INFO says each distinct decision once per communicator, TRACE every call: 1000 allreduces
+# (tests/mpi/plain/allreduce_loop, which adds one iallreduce, a decision of its own). The lines
+# go to one file per process: mpirun may cut lines of two ranks' stderr into each other.
+LOOP=$BUILD/tests/mpi/plain/allreduce_loop
+decision='pmpi_run.c:[0-9]* allreduce 4 B MPI_INT MPI_SUM: mpi (host buffers)'
+for level in INFO TRACE; do
+    mkdir -p "$tmp/loop$level"
+    "$MPIRUN" -np 2 --oversubscribe -x LD_PRELOAD="$LIB" -x MCOLL_DEBUG=$level -x "MCOLL_DEBUG_FILE=$tmp/loop$level/%p" \
+        "$LOOP" 1000 > "$tmp/loop.out" 2> "$tmp/loop.err" || bad "allreduce_loop at $level failed"
+    cat "$tmp/loop$level"/* > "$tmp/loop.$level.err"
+done
+[ "$(count "mcoll INFO $decision" "$tmp/loop.INFO.err")" -eq 2 ] ||
+    bad "INFO: $(count "mcoll INFO $decision" "$tmp/loop.INFO.err") lines for 1000 allreduces on 2 ranks, not one per rank"
+[ "$(count "mcoll INFO pmpi_run.c:[0-9]* allreduce 4 B MPI_INT MPI_MAX: mpi" "$tmp/loop.INFO.err")" -eq 2 ] ||
+    bad "INFO: the iallreduce's decision is not reported on each rank"
+[ "$(count "mcoll TRACE " "$tmp/loop.INFO.err")" -eq 0 ] || bad "INFO: TRACE lines printed"
+[ "$(count "mcoll INFO $decision" "$tmp/loop.TRACE.err")" -eq 2 ] || bad "TRACE: the first decision is not at INFO"
+[ "$(count "mcoll \(INFO\|TRACE\) $decision" "$tmp/loop.TRACE.err")" -eq 2000 ] ||
+    bad "TRACE: $(count "mcoll \(INFO\|TRACE\) $decision" "$tmp/loop.TRACE.err") decision lines, not 1000 per rank"
+
+[ $fail -eq 0 ] && echo "debug log: subsystems filter, files per process, fallback to stderr, INFO once per decision"
 exit $fail

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The shared library exports the C and Fortran (mpif.h, use mpi, use mpi_f08) MPI entry points it
-# intercepts and the mcoll_* API of include/mcoll.h, and nothing else (no internal mcoll_*
-# function or table).
+# intercepts, the PMPI_* names it answers for PMPI tools in front of it, and the mcoll_* API of
+# include/mcoll.h, and nothing else (no internal mcoll_* function or table).
 BUILD=${BUILD:-$(pwd)/build}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 LIB=$BUILD/lib/libmcoll.so
@@ -42,6 +42,11 @@ for f in Allreduce Bcast Reduce Reduce_scatter_block Reduce_scatter Allgather Ba
     case "$pcoll" in 1) need "MPI_${f}_init" ;; 2) need "MPIX_${f}_init" ;; esac
 done
 
+# The PMPI_* names mcoll answers for PMPI tools in front of it (src/pmpi/chain_calls.h).
+for f in $(sed -n 's/^ *X.\([A-Za-z_]*\),.*/\1/p' "$SRCDIR/src/pmpi/chain_calls.h"); do
+    need "PMPI_$f"
+done
+
 # Every API function of mcoll.h that the library defines, and the 16-bit datatype handles.
 api=$(grep -oE '\bmcoll_[a-z0-9_]+ *\(' "$SRCDIR/include/mcoll.h" | tr -d ' (' | sort -u)
 defined=$(nm --defined-only "$BUILD/lib/libmcoll.a" 2>/dev/null | awk '$2 == "T" {print $3}' | sort -u)
@@ -60,7 +65,7 @@ done
 # Nothing else: internal functions and tables stay hidden.
 for s in $exported; do
     case "$s" in
-        MPI_*|MPIX_*|mpi_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
+        MPI_*|PMPI_*|MPIX_*|mpi_*|MCOLL_FLOAT16|MCOLL_BFLOAT16) ;;
         *) echo "$api" | grep -qx "$s" || { echo "FAIL: internal symbol $s is exported"; fail=1; } ;;
     esac
 done

@@ -1,0 +1,249 @@
+/* mcoll-floors: the latency floors a small collective on this GPU cannot go under, measured
+ * in one process with nothing of mcoll in the way. Every small-message time in mcoll-bench is
+ * judged against these rows (benchmarks/NOTES.md):
+ *
+ *   launch        an empty kernel, launched back to back on one stream (cudaEvents around N)
+ *   graph         the same N launches captured in a CUDA graph, the graph replayed
+ *   launch+sync   launch, then cudaStreamSynchronize; host clock per pair
+ *   launch+query  launch, then cudaStreamQuery until done; host clock per pair
+ *   launch+flag   launch of a kernel that stores a sequence number to mapped pinned host memory,
+ *                 the host spinning on it; host clock per pair
+ *   launch+write  an empty kernel, then cuStreamWriteValue32 of the sequence number to mapped
+ *                 pinned memory behind it on the stream, the host spinning on that (a completion
+ *                 flag any kernel gets without changing it)
+ *   host launch   what issuing one empty launch costs the host (host clock around N launches
+ *                 that fit the launch queue): the least a call that launches a kernel can take
+ *   host event    cudaEventRecord of a timing-free event, host clock: what marking a
+ *                 nonblocking call's end costs
+ *   event create  cudaEventCreate + cudaEventDestroy of a timing-free event, host clock
+ *   d2h 8 B       cudaMemcpy of 8 bytes device to pinned host (the staged path's first step)
+ *   h2d 8 B       the same, host to device
+ *
+ * Each row: the median and the least of R repetitions of N calls, in microseconds per call.
+ * Usage: mcoll-floors [-n N] [-r R] [-h]. Exit 0, 2 on bad usage, 77 without a GPU. */
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include <unistd.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                                              \
+    do {                                                                                         \
+        cudaError_t e_ = (call);                                                                 \
+        if (e_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "mcoll-floors: %s: %s\n", #call, cudaGetErrorString(e_));          \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+__global__ void empty_kernel() {}
+
+__global__ void flag_kernel(volatile unsigned long long *flag, unsigned long long value)
+{
+    *flag = value;
+    __threadfence_system();
+}
+
+static double now_us()
+{
+    using namespace std::chrono;
+    return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct row {
+    const char *name;
+    std::vector<double> per_call; /* one per repetition */
+};
+
+/* Microseconds per launch of n empty kernels, timed on the GPU. */
+static double time_launches(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int n, cudaGraphExec_t exec)
+{
+    float ms = 0;
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaEventRecord(a, s));
+    if (exec)
+        CHECK(cudaGraphLaunch(exec, s));
+    else
+        for (int i = 0; i < n; i++)
+            empty_kernel<<<1, 1, 0, s>>>();
+    CHECK(cudaEventRecord(b, s));
+    CHECK(cudaEventSynchronize(b));
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    return ms * 1e3 / n;
+}
+
+enum wait_kind { WAIT_SYNC, WAIT_QUERY, WAIT_FLAG, WAIT_WRITE };
+
+/* Microseconds per launch-and-wait, host clock. */
+static double time_round_trips(cudaStream_t s, int n, wait_kind w, volatile unsigned long long *flag,
+                               unsigned long long *dflag, unsigned long long *seq)
+{
+    double t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        switch (w) {
+        case WAIT_SYNC:
+            empty_kernel<<<1, 1, 0, s>>>();
+            CHECK(cudaStreamSynchronize(s));
+            break;
+        case WAIT_QUERY: {
+            empty_kernel<<<1, 1, 0, s>>>();
+            cudaError_t e;
+            while ((e = cudaStreamQuery(s)) == cudaErrorNotReady) {
+            }
+            CHECK(e);
+            break;
+        }
+        case WAIT_FLAG:
+            flag_kernel<<<1, 1, 0, s>>>(dflag, ++*seq);
+            while (*flag != *seq) {
+            }
+            break;
+        case WAIT_WRITE: {
+            volatile cuuint32_t *low = (volatile cuuint32_t *)flag;
+            empty_kernel<<<1, 1, 0, s>>>();
+            ++*seq;
+            if (cuStreamWriteValue32((CUstream)s, (CUdeviceptr)dflag, (cuuint32_t)*seq, 0) != CUDA_SUCCESS) {
+                fprintf(stderr, "mcoll-floors: cuStreamWriteValue32 failed\n");
+                exit(1);
+            }
+            while (*low != (cuuint32_t)*seq) {
+            }
+            break;
+        }
+        }
+    }
+    double t = (now_us() - t0) / n;
+    CHECK(cudaStreamSynchronize(s));
+    return t;
+}
+
+enum host_kind { HOST_LAUNCH, HOST_EVENT, HOST_EVENT_CREATE };
+
+/* Host microseconds per API call; the stream is drained before and after, not in between. */
+static double time_host_calls(cudaStream_t s, int n, host_kind k, cudaEvent_t ev)
+{
+    CHECK(cudaStreamSynchronize(s));
+    double t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        switch (k) {
+        case HOST_LAUNCH: empty_kernel<<<1, 1, 0, s>>>(); break;
+        case HOST_EVENT: CHECK(cudaEventRecord(ev, s)); break;
+        case HOST_EVENT_CREATE: {
+            cudaEvent_t e;
+            CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+            CHECK(cudaEventDestroy(e));
+            break;
+        }
+        }
+    }
+    double t = (now_us() - t0) / n;
+    CHECK(cudaStreamSynchronize(s));
+    return t;
+}
+
+static double time_copies(cudaStream_t s, int n, void *dev, void *host, cudaMemcpyKind kind)
+{
+    double t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        CHECK(cudaMemcpyAsync(kind == cudaMemcpyDeviceToHost ? host : dev,
+                              kind == cudaMemcpyDeviceToHost ? dev : host, 8, kind, s));
+        CHECK(cudaStreamSynchronize(s));
+    }
+    return (now_us() - t0) / n;
+}
+
+static void print_row(const row &r)
+{
+    std::vector<double> v = r.per_call;
+    std::sort(v.begin(), v.end());
+    printf("%-14s %10.2f %10.2f\n", r.name, v[v.size() / 2], v[0]);
+}
+
+int main(int argc, char **argv)
+{
+    int n = 1000, reps = 9, opt, ngpus = 0;
+    while ((opt = getopt(argc, argv, "n:r:h")) != -1) {
+        switch (opt) {
+        case 'n': n = atoi(optarg); break;
+        case 'r': reps = atoi(optarg); break;
+        case 'h':
+            printf("Usage: %s [-n CALLS] [-r REPETITIONS]\n"
+                   "Latency floors of this GPU (see the comment at the top of mcoll-floors.cu).\n", argv[0]);
+            return 0;
+        default: return 2;
+        }
+    }
+    if (n < 1 || reps < 1) {
+        fprintf(stderr, "mcoll-floors: -n and -r must be at least 1\n");
+        return 2;
+    }
+    if (cudaGetDeviceCount(&ngpus) != cudaSuccess || ngpus == 0) {
+        printf("skip: no CUDA GPU visible\n");
+        return 77;
+    }
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    cudaStream_t s;
+    cudaEvent_t a, b;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+
+    /* The graph of n empty launches. */
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < n; i++)
+        empty_kernel<<<1, 1, 0, s>>>();
+    CHECK(cudaStreamEndCapture(s, &graph));
+    CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));
+
+    unsigned long long *hflag, *dflag, seq = 0;
+    CHECK(cudaHostAlloc((void **)&hflag, sizeof *hflag, cudaHostAllocMapped));
+    *hflag = 0;
+    CHECK(cudaHostGetDevicePointer((void **)&dflag, hflag, 0));
+    void *dbuf, *hbuf;
+    CHECK(cudaMalloc(&dbuf, 64));
+    CHECK(cudaHostAlloc(&hbuf, 64, cudaHostAllocDefault));
+
+    row rows[] = {{"launch", {}}, {"graph", {}}, {"launch+sync", {}}, {"launch+query", {}},
+                  {"launch+flag", {}}, {"launch+write", {}}, {"host launch", {}}, {"host event", {}},
+                  {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}};
+    const int nrows = sizeof rows / sizeof rows[0];
+    cudaEvent_t marker;
+    CHECK(cudaEventCreateWithFlags(&marker, cudaEventDisableTiming));
+    /* One warm-up pass, then the timed repetitions. */
+    for (int r = -1; r < reps; r++) {
+        double t[] = {time_launches(s, a, b, n, nullptr),
+                       time_launches(s, a, b, n, exec),
+                       time_round_trips(s, n, WAIT_SYNC, hflag, dflag, &seq),
+                       time_round_trips(s, n, WAIT_QUERY, hflag, dflag, &seq),
+                       time_round_trips(s, n, WAIT_FLAG, hflag, dflag, &seq),
+                       time_round_trips(s, n, WAIT_WRITE, hflag, dflag, &seq),
+                       time_host_calls(s, std::min(n, 1000), HOST_LAUNCH, marker),
+                       time_host_calls(s, n, HOST_EVENT, marker),
+                       time_host_calls(s, n, HOST_EVENT_CREATE, marker),
+                       time_copies(s, n, dbuf, hbuf, cudaMemcpyDeviceToHost),
+                       time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice)};
+        if (r >= 0)
+            for (int k = 0; k < nrows; k++)
+                rows[k].per_call.push_back(t[k]);
+    }
+    printf("# mcoll-floors: %s, %d calls x %d repetitions, one process%s\n", prop.name, n, reps,
+           getenv("CUDA_MPS_PIPE_DIRECTORY") ? " (CUDA_MPS_PIPE_DIRECTORY set: under MPS if its daemon runs)" : "");
+    printf("%-14s %10s %10s\n", "# floor", "median", "least");
+    printf("%-14s %10s %10s\n", "#", "(us)", "(us)");
+    for (const row &r : rows)
+        print_row(r);
+    CHECK(cudaEventDestroy(marker));
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaFreeHost(hflag));
+    CHECK(cudaFreeHost(hbuf));
+    CHECK(cudaFree(dbuf));
+    return 0;
+}
