@@ -239,7 +239,7 @@ mcoll_result mcoll_exscan(const void *sendbuf, void *recvbuf, size_t count, MPI_
  * MCOLL_ERR_INVALID_ARG: sizes differ between ranks; MCOLL_ERR_CUDA: allocation or mapping failed. */
 mcoll_result mcoll_mem_alloc(mcoll_comm *comm, size_t bytes, void **ptr);
 /* Free memory of mcoll_mem_alloc (the pointer it returned). Collective. MCOLL_ERR_INVALID_ARG on
- * any rank whose pointer is not one (a second free included). */
+ * every rank when some rank's pointer is not one (a second free included). */
 mcoll_result mcoll_mem_free(mcoll_comm *comm, void *ptr);
 
 /* A registration of this communicator: never 0, never reused. */
@@ -257,8 +257,8 @@ typedef uint64_t mcoll_mem_handle;
  * in one allocation; MCOLL_ERR_UNSUPPORTED: device memory peers cannot map (stream-ordered pool
  * memory, cuMemCreate memory without the shared handle type). Deregister before freeing. */
 mcoll_result mcoll_mem_register(mcoll_comm *comm, void *ptr, size_t bytes, mcoll_mem_handle *handle);
-/* Collective. MCOLL_ERR_INVALID_ARG on any rank whose handle is not a live registration of this
- * communicator (a second deregistration included). */
+/* Collective. MCOLL_ERR_INVALID_ARG on every rank when some rank's handle is not a live
+ * registration of this communicator (a second deregistration included). */
 mcoll_result mcoll_mem_deregister(mcoll_comm *comm, mcoll_mem_handle handle);
 
 /* Import memory that another API or process exported as an opaque POSIX file descriptor `fd` of
