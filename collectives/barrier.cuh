@@ -55,5 +55,17 @@ __device__ __forceinline__ void block_barrier(const mcoll_dev_team &t, uint64_t 
     A::fence_after_wait();
 }
 
+/* The frame of a zero-copy kernel (peer loads and stores on the users' buffers): a barrier
+ * before `body` (every rank's buffers are ready), one after (no rank touches another's buffers
+ * once its kernel has ended), the block's epoch kept across launches. */
+template <class Body>
+__device__ __forceinline__ void between_barriers(const mcoll_dev_team &t, Body body) {
+    uint64_t epoch = t.epochs[blockIdx.x];
+    block_barrier<Unicast>(t, epoch);
+    body();
+    block_barrier<Unicast>(t, epoch);
+    if (threadIdx.x == 0) t.epochs[blockIdx.x] = epoch;
+}
+
 } // namespace mcoll
 #endif /* MCOLL_BARRIER_CUH */

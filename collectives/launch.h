@@ -140,6 +140,30 @@ int mcoll_launch_alltoallv(const mcoll_dev_team *team, mcoll_access access, cons
 int mcoll_launch_scan(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
                       size_t count, mcoll_dtype dtype, mcoll_op op, int exclusive, void *stream);
 
+/* Zero-copy (the buffers lie in memory every rank maps, src/mem/): `send`, `recv` and `buf` are
+ * the team with peer_data[q] replaced by rank q's buffer of the call as mapped here, so the
+ * kernels load from and store to the user's buffers directly, with no staging area. Unicast
+ * layer only. Per block: a barrier (every rank's buffers are ready), the transfer, a barrier
+ * (no rank touches another's buffers after its kernel ends). The host guarantees what the
+ * kernels need: every rank decides alike to call these; buffers read with 16-byte loads
+ * (allreduce's and reduce_scatter's send buffers) are 16-byte aligned on every rank and mapped
+ * up to their size rounded up to 16; reduce_scatter's recvcount * element size is a multiple
+ * of 16 and its recvbuf does not overlap its sendbuf. Other buffers: any alignment. */
+
+/* Rank r reduces slice r of every sendbuf and stores it into every recvbuf (in place allowed). */
+int mcoll_launch_allreduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t count,
+                                  mcoll_dtype dtype, mcoll_op op, void *stream);
+/* Rank r reduces block r of every sendbuf into its own recvbuf (recv->peer_data[rank]; the
+ * other entries are not used). */
+int mcoll_launch_reduce_scatter_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t recvcount,
+                                       mcoll_dtype dtype, mcoll_op op, void *stream);
+/* Each non-root rank loads its slice of root's buffer and stores it into every non-root rank's:
+ * root's port carries the message once and nothing is stored back to root. */
+int mcoll_launch_bcast_direct(const mcoll_dev_team *buf, size_t bytes, int root, void *stream);
+/* Each rank stores its sendbuf (local, any memory) into block `rank` of every rank's recvbuf;
+ * in place when sendbuf is its own block. */
+int mcoll_launch_allgather_direct(const mcoll_dev_team *recv, const void *sendbuf, size_t sendbytes, void *stream);
+
 /* Text of the last CUDA error a launcher saw (static storage). */
 const char *mcoll_launch_error(void);
 

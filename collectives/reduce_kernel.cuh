@@ -111,6 +111,40 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
     if (threadIdx.x == 0) t.epochs[b] = epoch;
 }
 
+/* Zero-copy (ReduceCall::direct): this rank's slot, reduced from every rank's sendbuf, stored
+ * into every rank's recvbuf (two_shot) or into its own, between two barriers. No data area is
+ * used, so the halves' rule of the staged kernels is untouched (the barriers only advance the
+ * epochs). Block b takes bytes [b * span, (b + 1) * span) of the slot. */
+template <class K>
+__global__ void __launch_bounds__(kThreads, 1) direct_reduce_kernel(const __grid_constant__ ReduceParams p) {
+    const mcoll_dev_team &t = p.team;
+    const ReduceCall &c = p.call;
+    between_barriers(t, [&] {
+        const size_t data = slot_part(c, c.red_slot, 0, c.slot_bytes);
+        const size_t lo = (size_t)blockIdx.x * p.sched.span;
+        if (lo >= data) return;
+        const size_t n = data - lo < p.sched.span ? data - lo : p.sched.span;
+        const size_t at = (size_t)c.red_slot * c.slot_bytes + lo; /* in every sendbuf */
+        for_packs<Unicast::kUnroll>(
+            packs_of(n), [&](unsigned i) { return Unicast::ld_reduce<K>(t, at + (size_t)i * 16); },
+            [&](unsigned i, uint4 v) {
+                if (!c.two_shot) {
+                    st_user((char *)p.recv_view.peer_data[t.rank] + lo, n, i, v);
+                    return;
+                }
+                for (int k = 0; k < t.size; k++) {
+                    const int q = (t.rank + k) % t.size;
+                    st_user((char *)p.recv_view.peer_data[q] + at, n, i, v);
+                }
+            });
+    });
+}
+
+template <class K> int launch_direct(const ReduceParams &p, void *stream) {
+    direct_reduce_kernel<K><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
+    return check_launch();
+}
+
 template <class A, class K, bool Scan = false> int launch(const ReduceParams &p, void *stream) {
     reduce_kernel<A, K, Scan><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
     return check_launch();
@@ -121,6 +155,7 @@ template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, Layer layer,
     if constexpr (multimem_width(D, O) != 0)
         static_assert(sizeof(typename MultimemForm<K>::word) == multimem_width(D, O),
                       "the multimem layer's request for this pair is not as wide as multimem_table.cuh says");
+    if (p.call.direct) return launch_direct<K>(p, stream);
     if (p.call.scan) return launch<Unicast, K, true>(p, stream);
     return on_layer<multimem_width(D, O) != 0>(layer, [&](auto a) { return launch<decltype(a), K>(p, stream); });
 }

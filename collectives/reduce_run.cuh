@@ -22,7 +22,12 @@ namespace mcoll {
  * scan != 0 (unicast layer only): rank r's result combines ranks 0..r (kScanInclusive) or
  * 0..r-1 (kScanExclusive: rank 0 writes nothing), in rank order. One-shot reduces those ranks'
  * slots into recvbuf; two-shot computes every rank's prefix of its slice and stores prefix p
- * into rank p alone, then all copy out. */
+ * into rank p alone, then all copy out.
+ * direct != 0 (zero-copy, unicast layer only): no data area; ReduceParams::team's peer_data are
+ * every rank's sendbuf and recv_view's every rank's recvbuf. After a barrier, slot red_slot is
+ * reduced straight from every rank's sendbuf into every rank's recvbuf (two_shot: allreduce's
+ * slices) or into this rank's (reduce_scatter's blocks, recvbuf holding this rank's block only),
+ * then a barrier. */
 struct ReduceCall {
     const void *send;
     void *recv;
@@ -34,6 +39,7 @@ struct ReduceCall {
     int red_slot;
     int root;
     int scan;
+    int direct;
 };
 
 enum { kScanInclusive = 1, kScanExclusive = 2 };
@@ -43,6 +49,7 @@ struct ReduceParams {
     mcoll_dev_team team;
     ReduceCall call;
     Sched sched;
+    mcoll_dev_team recv_view; /* direct calls only */
 };
 
 /* Launch by datatype: floating point and complex (reduce_float.cu), 32- and 64-bit integers
@@ -64,6 +71,7 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.tail = 0;
     c.root = root;
     c.scan = 0;
+    c.direct = 0;
     if (bytes <= t->oneshot_max || t->size == 1) {
         c.slot_bytes = bytes;
         c.nslots = 1;
@@ -79,9 +87,32 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     return c;
 }
 
+/* Reduce-scatter: recvcount elements of dtype per rank, rank r reducing block r. */
+inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send, void *recv, size_t recvcount,
+                                      mcoll_dtype dtype) {
+    ReduceCall c;
+    c.send = send;
+    c.recv = recv;
+    /* Each rank's block starts at a multiple of the element size; the padding after the last
+     * element of a block (pairs such as MPI_DOUBLE_INT) is not part of it. */
+    c.slot_bytes = recvcount * dtype_size(dtype);
+    c.tail = c.slot_bytes - dtype_span(dtype, recvcount);
+    c.nslots = t->size;
+    c.total = c.slot_bytes * (size_t)t->size - c.tail;
+    c.two_shot = 0;
+    c.red_slot = t->rank;
+    c.root = -1;
+    c.scan = 0;
+    c.direct = 0;
+    return c;
+}
+
 /* Validates dtype and op, picks the access layer and launches. */
 int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall &call,
                mcoll_dtype dtype, mcoll_op op, void *stream);
+/* The same for a direct call (call.direct set): `send` and `recv` as ReduceCall describes. */
+int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, const ReduceCall &call,
+                      mcoll_dtype dtype, mcoll_op op, void *stream);
 
 } // namespace mcoll
 #endif /* MCOLL_REDUCE_RUN_CUH */

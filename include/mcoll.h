@@ -16,6 +16,7 @@
 #define MCOLL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <mpi.h>
 
 #ifdef __cplusplus
@@ -25,7 +26,7 @@ extern "C" {
 /* API version: changes only when the API does (the package's version, in the file VERSION, is
  * another number). mcoll_version() gives the API version of the library actually loaded. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 3
+#define MCOLL_API_VERSION_MINOR 4
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -104,6 +105,8 @@ typedef struct {
     int ranks_per_gpu;             /* most ranks of the team on one GPU (> 1: GPUs shared under MPS) */
     int gpu_sharers;               /* ranks on this rank's GPU, itself included */
     int mps;                       /* 1 when this rank's GPU shares its contexts through MPS */
+    /* API 0.4 */
+    unsigned long long zero_copy_calls; /* collectives that ran zero-copy on window memory so far */
 } mcoll_comm_info_t;
 
 mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);
@@ -207,6 +210,72 @@ mcoll_result mcoll_scan(const void *sendbuf, void *recvbuf, size_t count, MPI_Da
 /* The same over ranks 0..r-1. Rank 0's recvbuf is not written (MPI leaves it undefined). */
 mcoll_result mcoll_exscan(const void *sendbuf, void *recvbuf, size_t count, MPI_Datatype datatype, MPI_Op op,
                           mcoll_comm *comm, struct CUstream_st *stream);
+
+/* ---------------------------------------------------------------------------------------------
+ * Memory (API 0.4)
+ *
+ * Collectives read and write user buffers through the communicator's symmetric staging memory.
+ * Memory that every rank allocates with mcoll_mem_alloc, or registers with mcoll_mem_register,
+ * forms a *window*: every rank maps every other rank's part. A collective of the native API whose
+ * buffers lie in windows runs zero-copy: the kernels load from and store to the peers' buffers
+ * directly (allreduce, bcast, reduce_scatter and allgather, on the unicast engine; the other
+ * calls, and every call on a communicator whose engine is multicast, take the staged path).
+ *
+ * The symmetric rule: when one rank passes window memory to a collective, every rank passes
+ * memory of the same window (the same collective mcoll_mem_alloc or mcoll_mem_register call) at
+ * the same offset from its start, as programs do when every rank passes its own copy of one
+ * variable. Each rank then decides alone, and alike, to run zero-copy; breaking the rule gives
+ * undefined results. Buffers outside windows have no such rule.
+ *
+ * The calls that take a communicator are collective over it (every rank calls them, in the same
+ * order as its collectives); a refusal is agreed, so every rank returns the same result. Memory
+ * must not be freed, deregistered or released while work on it may still run (including CUDA
+ * graphs that captured collectives on it); the collective calls below wait for the
+ * communicator's work before they unmap anything.
+ * ------------------------------------------------------------------------------------------- */
+
+/* Allocate `bytes` of device memory on every rank (the same size on every rank), in symmetric
+ * cuMemCreate memory mapped by every peer. *ptr receives this rank's part. Collective.
+ * MCOLL_ERR_INVALID_ARG: sizes differ between ranks; MCOLL_ERR_CUDA: allocation or mapping failed. */
+mcoll_result mcoll_mem_alloc(mcoll_comm *comm, size_t bytes, void **ptr);
+/* Free memory of mcoll_mem_alloc (the pointer it returned). Collective. MCOLL_ERR_INVALID_ARG on
+ * every rank when some rank's pointer is not one (a second free included). */
+mcoll_result mcoll_mem_free(mcoll_comm *comm, void *ptr);
+
+/* A registration of this communicator: never 0, never reused. */
+typedef uint64_t mcoll_mem_handle;
+
+/* Register [ptr, ptr + bytes), device memory of the communicator's GPU, on every rank: each rank
+ * maps its peers' buffers once. Collective; ranks may register buffers of different sizes (the
+ * window is the smallest). Takes cudaMalloc/cuMemAlloc memory (shared through CUDA IPC) and
+ * cuMemCreate memory created with the handle type the communicator shares (POSIX file
+ * descriptor, or fabric where mcoll_comm_info says "fabric"). Peers' mappings stay in a
+ * registration cache after deregistration (MCOLL_REG_CACHE entries not in use at most) and are
+ * reused when the same buffer is registered again; memory freed and allocated again at the same
+ * address is recognised by its buffer id and mapped afresh.
+ * MCOLL_ERR_INVALID_ARG: host or managed memory, memory of another GPU, a range that does not lie
+ * in one allocation; MCOLL_ERR_UNSUPPORTED: device memory peers cannot map (stream-ordered pool
+ * memory, cuMemCreate memory without the shared handle type). Deregister before freeing. */
+mcoll_result mcoll_mem_register(mcoll_comm *comm, void *ptr, size_t bytes, mcoll_mem_handle *handle);
+/* Collective. MCOLL_ERR_INVALID_ARG on every rank when some rank's handle is not a live
+ * registration of this communicator (a second deregistration included). */
+mcoll_result mcoll_mem_deregister(mcoll_comm *comm, mcoll_mem_handle handle);
+
+/* Import memory that another API or process exported as an opaque POSIX file descriptor `fd` of
+ * an object of `size` bytes, and map `bytes` of it from `offset` as one device buffer of the
+ * current thread's device (call cudaSetDevice first). offset and bytes must be aligned as the
+ * exporter requires (cuMemCreate memory: its allocation granularity). The fd stays the caller's
+ * (CUDA gets a duplicate): close it when convenient. Map one range covering every
+ * buffer needed and derive the buffers from *ptr: overlapping imports alias without coherence
+ * (the driver requires volatile accesses to them, which the kernels do not make). The buffer is
+ * ordinary device memory: any collective takes it (staged). Not collective.
+ * MCOLL_ERR_INVALID_ARG: bad range, an fd that is not exportable memory, or an object the
+ * driver does not know (cudaErrorInvalidResourceHandle); MCOLL_ERR_NO_DEVICE: no driver or no
+ * current context. */
+mcoll_result mcoll_mem_import_external(int fd, size_t size, size_t offset, size_t bytes, void **ptr);
+/* Unmap the buffer (cudaFree) and destroy the imported object. MCOLL_ERR_INVALID_ARG when `ptr`
+ * is not a live import (a second release included). Not collective. */
+mcoll_result mcoll_mem_release_external(void *ptr);
 
 /* ---------------------------------------------------------------------------------------------
  * 16-bit floating-point datatypes (MPI has none in MPI-3). Valid between MPI_Init and

@@ -3,23 +3,26 @@
 # The layers and what each may include (its own headers and those of the layers below it):
 #   core/   driver table, settings, log, errors, datatype table, locality
 #   team/   teams: agreement, VMM pieces, symmetric memory, handle exchange, multicast
+#   mem/    memory the user allocates, registers or imports: windows, registration cache
 #   api/    the native API (include/mcoll.h)
 #   hier/   hierarchical collectives over NVLink domains (the domains' engines, the user's MPI)
 #   pmpi/   the PMPI plug-in
 # Each object is compiled with its layer's include path, so a header of a higher layer cannot
 # creep into a lower one. Tests and tools see every header.
 SRC_OBJS = $(patsubst $(srcdir)/src/%.c,$(B)/src/%.o,$(wildcard $(srcdir)/src/core/*.c $(srcdir)/src/team/*.c \
-               $(srcdir)/src/api/*.c $(srcdir)/src/hier/*.c $(srcdir)/src/pmpi/*.c))
+               $(srcdir)/src/mem/*.c $(srcdir)/src/api/*.c $(srcdir)/src/hier/*.c $(srcdir)/src/pmpi/*.c))
 
 CORE_INC = -I$(srcdir)/src/core
 TEAM_INC = $(CORE_INC) -I$(srcdir)/src/team
-API_INC  = $(TEAM_INC) -I$(srcdir)/src/api
+MEM_INC  = $(TEAM_INC) -I$(srcdir)/src/mem
+API_INC  = $(MEM_INC) -I$(srcdir)/src/api
 HIER_INC = $(API_INC) -I$(srcdir)/src/hier
 PMPI_INC = $(HIER_INC) -I$(srcdir)/src/pmpi
 SRC_INCLUDES = $(PMPI_INC)
 
 $(B)/src/core/%.o: LAYER_INC = $(CORE_INC)
 $(B)/src/team/%.o: LAYER_INC = $(TEAM_INC)
+$(B)/src/mem/%.o: LAYER_INC = $(MEM_INC)
 $(B)/src/api/%.o: LAYER_INC = $(API_INC)
 $(B)/src/hier/%.o: LAYER_INC = $(HIER_INC)
 $(B)/src/pmpi/%.o: LAYER_INC = $(PMPI_INC)

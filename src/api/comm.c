@@ -41,6 +41,8 @@ mcoll_result mcoll_comm_destroy(mcoll_comm *comm)
      * skips the barrier, which would never complete. */
     if (comm->team->symm.size) CU_WARN(cuCtxSynchronize());
     if (!mcoll_watch_aborted(&comm->team->watch)) PMPI_Barrier(comm->team->comm);
+    mcoll_windows_destroy(comm->team, &comm->windows);
+    mcoll_reg_cache_flush();
     mcoll_team_destroy(comm->team);
     free(comm);
     return MCOLL_SUCCESS;
@@ -64,6 +66,7 @@ mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info)
     info->ranks_per_gpu = t->sharing.ranks_per_gpu;
     info->gpu_sharers = t->sharing.sharers;
     info->mps = t->sharing.mps;
+    info->zero_copy_calls = comm->zero_copy_calls;
     return MCOLL_SUCCESS;
 }
 

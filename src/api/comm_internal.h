@@ -14,11 +14,19 @@
 #include "mcoll.h"
 #include "launch.h"
 #include "team.h"
+#include "window.h"
 
 struct mcoll_comm {
     mcoll_team *team;
     mcoll_config config;
+    mcoll_windows windows;       /* memory allocated or registered on it (src/mem/) */
+    unsigned long long zero_copy_calls; /* collectives run on windows without staging (direct.c) */
 };
+
+/* Enter the team's context before driver calls or launches; MCOLL_ERR_ABORTED once a peer is gone. */
+mcoll_result mcoll_comm_enter(mcoll_comm *comm);
+/* A launcher's status as a result; a failed launch logs `what` and the CUDA error. */
+mcoll_result mcoll_comm_launched(int status, const char *what);
 
 mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                       mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream);

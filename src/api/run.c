@@ -2,6 +2,7 @@
  * enter the team's context and launch. Nothing here checks a datatype, an op or a root. */
 #include "checks.h"
 #include "comm_internal.h"
+#include "direct.h"
 
 static mcoll_access access_of(const mcoll_comm *comm)
 {
@@ -12,7 +13,7 @@ static mcoll_access access_of(const mcoll_comm *comm)
 /* Kernels launch into the current context. A team created on a thread without one runs in
  * the primary context it made current; calls from threads without it get it too. Otherwise the
  * caller's current context is the team's device's, and is left alone. */
-static mcoll_result enter(mcoll_comm *comm)
+mcoll_result mcoll_comm_enter(mcoll_comm *comm)
 {
     CUcontext current = NULL;
     if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
@@ -30,12 +31,16 @@ static mcoll_result launched(int status, const char *what)
     return MCOLL_ERR_CUDA;
 }
 
+mcoll_result mcoll_comm_launched(int status, const char *what) { return launched(status, what); }
+
 mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                       mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_allreduce(comm, sendbuf, recvbuf, count, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_allreduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
                     "allreduce");
 }
@@ -45,7 +50,7 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_reduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
                                         stream),
                     "reduce");
@@ -53,19 +58,23 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
 
 mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!bytes) return MCOLL_SUCCESS;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_bcast(comm, buf, bytes, root, stream, &rc)) return rc;
     return launched(mcoll_launch_bcast(&comm->team->dev, access_of(comm), buf, bytes, root, stream), "bcast");
 }
 
 mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
                                            mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!recvcount) return MCOLL_SUCCESS;
     /* In place: the input is the whole of recvbuf; this rank's block is written at its start,
      * each element after the kernel has copied in the inputs it overwrites. */
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_reduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dtype,
                                                 op, stream),
                     "reduce_scatter");
@@ -74,9 +83,11 @@ mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf
 mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendbytes,
                                       struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!sendbytes) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)comm->team->rank * sendbytes;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
+    if (mcoll_direct_allgather(comm, sendbuf, recvbuf, sendbytes, stream, &rc)) return rc;
     return launched(mcoll_launch_allgather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, sendbytes, stream),
                     "allgather");
 }
@@ -100,7 +111,7 @@ mcoll_result mcoll_comm_run_allgatherv(mcoll_comm *comm, const void *sendbuf, si
         sendbuf = (const char *)recvbuf + displs[rank] * size;
         sendcount = recvcounts[rank];
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_allgatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
                                             as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                             stream),
@@ -112,7 +123,7 @@ mcoll_result mcoll_comm_run_alltoall(mcoll_comm *comm, const void *sendbuf, void
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_alltoall(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, stream),
                     "alltoall");
 }
@@ -127,7 +138,7 @@ mcoll_result mcoll_comm_run_alltoallv(mcoll_comm *comm, const void *sendbuf, con
         sendcounts = recvcounts;
         sdispls = rdispls;
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_alltoallv(&comm->team->dev, access_of(comm), sendbuf,
                                            as_bytes(comm, sendcounts, size, slens), as_bytes(comm, sdispls, size, soffs),
                                            recvbuf, as_bytes(comm, recvcounts, size, rlens),
@@ -140,7 +151,7 @@ mcoll_result mcoll_comm_run_gather(mcoll_comm *comm, const void *sendbuf, void *
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)root * count * size;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_gather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "gather");
 }
@@ -154,7 +165,7 @@ mcoll_result mcoll_comm_run_gatherv(mcoll_comm *comm, const void *sendbuf, size_
         sendbuf = (const char *)recvbuf + displs[root] * size;
         sendcount = recvcounts[root];
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_gatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
                                          as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                          root, stream),
@@ -166,7 +177,7 @@ mcoll_result mcoll_comm_run_scatter(mcoll_comm *comm, const void *sendbuf, void 
 {
     if (!count) return MCOLL_SUCCESS;
     if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (size_t)root * count * size;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "scatter");
 }
@@ -180,7 +191,7 @@ mcoll_result mcoll_comm_run_scatterv(mcoll_comm *comm, const void *sendbuf, cons
         recvbuf = (char *)sendbuf + displs[root] * size;
         recvcount = sendcounts[root];
     }
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_scatterv(&comm->team->dev, access_of(comm), sendbuf,
                                           as_bytes(comm, sendcounts, size, lens), as_bytes(comm, displs, size, offs),
                                           recvbuf, recvcount * size, root, stream),
@@ -192,7 +203,7 @@ static mcoll_result run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbu
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_scan(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, exclusive,
                                       stream),
                     exclusive ? "exscan" : "scan");
@@ -212,7 +223,7 @@ mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *
 
 mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream)
 {
-    MC_RETURN(enter(comm));
+    MC_RETURN(mcoll_comm_enter(comm));
     return launched(mcoll_launch_barrier(&comm->team->dev, access_of(comm), stream), "barrier");
 }
 

@@ -59,6 +59,8 @@ static const setting settings_table[] = {
      "testing aid: split each node into simulated NVLink domains of this many consecutive local ranks (0: domains are nodes or NVLink cliques)"},
     {"MCOLL_HIER", "auto", KIND_HIER, FIELD(hier), 0, 0,
      "communicators spanning NVLink domains: auto (GPU engine inside each domain, MPI between), 0 (stage whole calls), mpi (testing aid: MPI inside the domains too)"},
+    {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
+     "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
 };
 #define NUM_SETTINGS (sizeof settings_table / sizeof settings_table[0])
 

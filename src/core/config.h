@@ -30,6 +30,7 @@ typedef struct {
     int timeout_s;             /* MCOLL_TIMEOUT: seconds a call through MPI may wait for its peers (0: no limit) */
     int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */
     mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
+    int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
 } mcoll_settings;
 
 /* Read the environment once (thread-safe) and return the values. */

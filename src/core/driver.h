@@ -65,6 +65,17 @@
     X(cuMemExportToShareableHandle, 10020)       \
     X(cuMemImportFromShareableHandle, 10020)
 
+/* Memory the user brings (src/mem/): VMM allocations and cudaMalloc buffers shared with the
+ * peers, and memory exported by another API or process. Optional: NULL turns that call off. */
+#define MCOLL_DRIVER_USER_MEMORY(X)              \
+    X(cuMemRetainAllocationHandle, 11000)        \
+    X(cuIpcGetMemHandle, 4010)                   \
+    X(cuIpcOpenMemHandle, 11000)                 \
+    X(cuIpcCloseMemHandle, 4010)                 \
+    X(cuImportExternalMemory, 10000)             \
+    X(cuExternalMemoryGetMappedBuffer, 10000)    \
+    X(cuDestroyExternalMemory, 10000)
+
 /* Multicast: resolved only while the multicast switch allows it. */
 #define MCOLL_DRIVER_MULTICAST(X)                \
     X(cuMulticastGetGranularity, 12010)          \
@@ -79,6 +90,7 @@
 typedef struct mcoll_driver {
     MCOLL_DRIVER_REQUIRED(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_VMM(MCOLL_DRIVER_DECLARE)
+    MCOLL_DRIVER_USER_MEMORY(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_MULTICAST(MCOLL_DRIVER_DECLARE)
 } mcoll_driver;
 

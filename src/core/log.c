@@ -40,6 +40,7 @@ static const struct {
     {"/pmpi/", MCOLL_SUBSYS_PMPI},
     {"/hier/", MCOLL_SUBSYS_PMPI},            /* the hierarchical path of the plug-in */
     {"/team/", MCOLL_SUBSYS_TEAM},
+    {"/mem/", MCOLL_SUBSYS_TEAM},             /* windows and registrations: memory of the team */
     {"/api/", MCOLL_SUBSYS_ENGINE},
     {"/collectives/", MCOLL_SUBSYS_ENGINE},
     {"/core/", MCOLL_SUBSYS_INIT},

@@ -1,5 +1,6 @@
 /* Symmetric memory: one cuMemCreate allocation per rank, exported to and mapped by every rank
- * of the team. One reservation holds all of them: rank i's memory at base + i * size. */
+ * of the team. One reservation holds all of them: rank i's memory at base + i * size. The
+ * team's staging buffer is one; mcoll_mem_alloc makes more (src/mem/alloc.c). */
 #include <string.h>
 #include "agree.h"
 #include "checks.h"
@@ -7,9 +8,8 @@
 #include "vmm.h"
 
 /* Map `handle` at slot `i` and make it readable and writable from this rank's GPU. */
-static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle)
+static int map_slot(mcoll_team *team, mcoll_symmetric *s, int i, CUmemGenericAllocationHandle handle)
 {
-    mcoll_symmetric *s = &team->symm;
     CUdeviceptr at = s->base + (CUdeviceptr)i * s->size;
     CUresult rc = mcoll_cu.cuMemMap(at, s->size, 0, handle, 0);
     if (rc != CUDA_SUCCESS) {
@@ -26,9 +26,8 @@ static int map_slot(mcoll_team *team, int i, CUmemGenericAllocationHandle handle
     return 1;
 }
 
-mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity)
+mcoll_result mcoll_symmetric_create(mcoll_team *team, mcoll_symmetric *s, size_t bytes, size_t granularity)
 {
-    mcoll_symmetric *s = &team->symm;
     CUmemAllocationProp prop = mcoll_allocation_prop(team->device, mcoll_handle_type(team->handle_kind));
     int ok = 1, i;
     CUresult rc;
@@ -50,27 +49,26 @@ mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granu
             s->reserved = s->size * (size_t)team->size;
         ok = rc == CUDA_SUCCESS;
     }
-    if (ok) ok = map_slot(team, team->rank, s->local);
+    if (ok) ok = map_slot(team, s, team->rank, s->local);
     if (!mcoll_team_agree(team->comm, ok)) goto fail;
 
     if (mcoll_handle_allgather(team, 1, s->local, 0, s->peers, s->imported) != MCOLL_SUCCESS) goto fail;
     s->peers[team->rank] = s->local;
     for (i = 0; i < team->size && ok; i++)
-        if (i != team->rank) ok = map_slot(team, i, s->peers[i]);
+        if (i != team->rank) ok = map_slot(team, s, i, s->peers[i]);
     if (!mcoll_team_agree(team->comm, ok)) goto fail;
     MCOLL_INFO("symmetric memory: %zu bytes per GPU, %d GPUs mapped, %s handles", s->size, team->size,
                team->handle_kind == MCOLL_HANDLE_FABRIC ? "fabric" : "POSIX fd");
     return MCOLL_SUCCESS;
 
 fail:
-    mcoll_symmetric_destroy(team);
+    mcoll_symmetric_destroy(team, s);
     return MCOLL_ERR_CUDA;
 }
 
 /* Undoes whatever part of create succeeded, in reverse order. */
-void mcoll_symmetric_destroy(mcoll_team *team)
+void mcoll_symmetric_destroy(mcoll_team *team, mcoll_symmetric *s)
 {
-    mcoll_symmetric *s = &team->symm;
     int i;
     for (i = 0; i < team->size; i++) {
         if (s->mapped[i]) CU_WARN(cuMemUnmap(s->base + (CUdeviceptr)i * s->size, s->size));

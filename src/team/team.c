@@ -269,7 +269,8 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
         mcoll_team_destroy(team);
         return MCOLL_ERR_NO_MEMORY;
     }
-    if (mcoll_symmetric_create(team, (size_t)bytes, granularity) != MCOLL_SUCCESS) goto fail;
+    team->granularity = granularity;
+    if (mcoll_symmetric_create(team, &team->symm, (size_t)bytes, granularity) != MCOLL_SUCCESS) goto fail;
     memory_account(team->symm.size, 1);
     if (nvls && mcoll_multicast_setup(team) == MCOLL_SUCCESS) team->engine = MCOLL_ENGINE_NVLS;
     if (nvls && config->nvls == MCOLL_ON && team->engine != MCOLL_ENGINE_NVLS && rank == 0)
@@ -300,7 +301,7 @@ void mcoll_team_destroy(mcoll_team *team)
     mcoll_alias_destroy(team);
     mcoll_multicast_unbind(team);
     if (team->symm.size) memory_account(team->symm.size, 0);
-    mcoll_symmetric_destroy(team);
+    mcoll_symmetric_destroy(team, &team->symm);
     mcoll_multicast_release(team);
     mcoll_watch_stop(&team->watch);
     if (team->epochs) CU_WARN(cuMemFree(team->epochs));

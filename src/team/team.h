@@ -63,6 +63,7 @@ typedef struct mcoll_team {
     CUcontext context;           /* the device's primary context, retained */
     int made_current;            /* the creating thread had no context: context was made current */
     mcoll_handle_kind handle_kind;
+    size_t granularity;          /* allocation granularity agreed by the ranks (symmetric sizes are multiples) */
     mcoll_symmetric symm;
     mcoll_multicast mc;
     mcoll_multimem_alias alias;  /* tests only: multimem emulated without multicast */
@@ -88,8 +89,9 @@ mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team);
 
 /* Steps of team creation, each in its own file. All are collective and agree on status
  * (agree.h); the VMM pieces they share are in vmm.h. */
-mcoll_result mcoll_symmetric_create(mcoll_team *team, size_t bytes, size_t granularity);
-void mcoll_symmetric_destroy(mcoll_team *team);
+/* `s` is the team's staging buffer (team->symm) or memory allocated for the user. */
+mcoll_result mcoll_symmetric_create(mcoll_team *team, mcoll_symmetric *s, size_t bytes, size_t granularity);
+void mcoll_symmetric_destroy(mcoll_team *team, mcoll_symmetric *s);
 /* Decide whether multicast can be used; returns 1 and the granularity when it can, 0 with
  * team->nvls_reason set otherwise. Calls no cuMulticast* entry point when switched off. */
 int mcoll_multicast_wanted(mcoll_team *team, const mcoll_config *config, size_t *granularity);

@@ -526,6 +526,74 @@ static void rules_kernels_and_teardown(void)
     CHECK_OK(cu->cuMemRelease(mc));
 }
 
+/* Memory users bring (user_memory.c): retained handles, IPC, imported external memory. */
+static void rules_user_memory(void)
+{
+    CUmemGenericAllocationHandle h = create(0, 2 * MIB, POSIX_FD), retained = 0;
+    CUdeviceptr va = 0, d = 0, mapped = 0;
+    CUipcMemHandle ipc;
+    CUexternalMemory ext = NULL;
+    CUmemAccessDesc access = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    CHECK_OK(cu->cuMemAddressReserve(&va, 2 * MIB, 0, 0, 0));
+    CHECK_OK(cu->cuMemMap(va, 2 * MIB, 0, h, 0));
+    CHECK_OK(cu->cuMemSetAccess(va, 2 * MIB, &access, 1));
+    RULE(cu->cuMemRetainAllocationHandle(&retained, (void *)(uintptr_t)(va + 4 * MIB)), CUDA_ERROR_INVALID_VALUE,
+         "is not mapped memory of cuMemCreate");
+    /* A retained handle is released once more before the allocation goes. */
+    CHECK_OK(cu->cuMemRetainAllocationHandle(&retained, (void *)(uintptr_t)(va + 4096)));
+    CHECK(retained == h);
+    CHECK_OK(cu->cuMemRelease(retained));
+
+    CHECK_OK(cu->cuMemAlloc(&d, MIB));
+    RULE(cu->cuIpcGetMemHandle(&ipc, va), CUDA_ERROR_INVALID_VALUE, "VMM memory has no IPC handle");
+    RULE(cu->cuIpcGetMemHandle(&ipc, d + 256), CUDA_ERROR_INVALID_VALUE, "not the base of a cuMemAlloc allocation");
+    CHECK_OK(cu->cuIpcGetMemHandle(&ipc, d));
+    RULE(cu->cuIpcOpenMemHandle(&mapped, ipc, 0), CUDA_ERROR_INVALID_VALUE, "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS");
+    RULE(cu->cuIpcOpenMemHandle(&mapped, ipc, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_ERROR_INVALID_CONTEXT,
+         "cannot open its own IPC handle");
+    RULE(cu->cuIpcCloseMemHandle(d), CUDA_ERROR_INVALID_VALUE, "was not returned by cuIpcOpenMemHandle");
+    CHECK_OK(cu->cuMemFree(d));
+
+    int fd = -1;
+    CHECK_OK(cu->cuMemExportToShareableHandle(&fd, h, POSIX_FD, 0));
+    CUDA_EXTERNAL_MEMORY_HANDLE_DESC desc;
+    memset(&desc, 0, sizeof desc);
+    desc.type = CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD;
+    desc.handle.fd = fd;
+    desc.size = 4 * MIB;
+    RULE(cu->cuImportExternalMemory(&ext, &desc), CUDA_ERROR_INVALID_VALUE, "size is larger than the object");
+    desc.size = 2 * MIB;
+    desc.flags = 4;
+    RULE(cu->cuImportExternalMemory(&ext, &desc), CUDA_ERROR_INVALID_VALUE, "flags must be 0 or");
+    desc.flags = 0;
+    CHECK_OK(cu->cuImportExternalMemory(&ext, &desc)); /* the fd is the driver's now */
+    CUDA_EXTERNAL_MEMORY_BUFFER_DESC buffer = {0, MIB, 1, {0}};
+    RULE(cu->cuExternalMemoryGetMappedBuffer(&mapped, ext, &buffer), CUDA_ERROR_INVALID_VALUE, "flags must be 0");
+    buffer.flags = 0;
+    buffer.offset = 4096;
+    RULE(cu->cuExternalMemoryGetMappedBuffer(&mapped, ext, &buffer), CUDA_ERROR_INVALID_VALUE,
+         "offset is not aligned as the exporter requires");
+    buffer.offset = 0;
+    buffer.size = 3 * MIB;
+    RULE(cu->cuExternalMemoryGetMappedBuffer(&mapped, ext, &buffer), CUDA_ERROR_INVALID_VALUE,
+         "is not inside the object");
+    buffer.size = MIB;
+    CHECK_OK(cu->cuExternalMemoryGetMappedBuffer(&mapped, ext, &buffer));
+    /* What the allocation holds, the imported buffer shows. */
+    ((volatile char *)(uintptr_t)va)[100] = 42;
+    CHECK(((volatile char *)(uintptr_t)mapped)[100] == 42);
+    RULE(cu->cuDestroyExternalMemory(ext), CUDA_ERROR_INVALID_VALUE, "cuMemFree them first");
+    CHECK_OK(cu->cuMemFree(mapped));
+    CHECK_OK(cu->cuDestroyExternalMemory(ext));
+    RULE(cu->cuDestroyExternalMemory(ext), CUDA_ERROR_INVALID_HANDLE, "not a live external memory object");
+    RULE(cu->cuExternalMemoryGetMappedBuffer(&mapped, ext, &buffer), CUDA_ERROR_INVALID_HANDLE,
+         "not a live external memory object");
+
+    CHECK_OK(cu->cuMemUnmap(va, 2 * MIB));
+    CHECK_OK(cu->cuMemAddressFree(va, 2 * MIB));
+    CHECK_OK(cu->cuMemRelease(h));
+}
+
 int main(void)
 {
     cu = mcoll_contract_driver();
@@ -540,6 +608,7 @@ int main(void)
     rules_multicast_team_and_bind();
     rules_multicast_granularity();
     rules_kernels_and_teardown();
+    rules_user_memory();
     CHECK_OK(cu->cuCtxSetCurrent(NULL));
     CHECK_OK(cu->cuDevicePrimaryCtxRelease(0));
 

@@ -20,6 +20,8 @@
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
 #   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
+#   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
+#              memory, the registration cache, zero-copy collectives, refusals)
 #   split      build/tests/gpu/gpu_split   at NP >= 4   (two-rank sub-communicators side by side)
 #   emulation  gpu_native at each NP with MCOLL_TEST_EMULATE_MULTIMEM=1: the multimem layer's
 #              requests (every multimem_table entry, st, red, fences) emulated on a second
@@ -97,8 +99,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -576,10 +578,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors split emulation staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking errors memory split emulation staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|emulation|soak) nps=$NPS ;;
+            native|stream|mpi|errors|memory|emulation|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             hier) nps=4 ;;
             bench) nps=$largest ;;
@@ -604,7 +606,7 @@ if [ $want_mps = 1 ]; then
     fi
 fi
 
-for step in native stream mpi nonblocking errors split; do
+for step in native stream mpi nonblocking errors memory split; do
     selected $step || continue
     for np in $NPS; do
         if [ $step = split ] && [ "$np" -lt 4 ]; then

@@ -70,7 +70,8 @@ need MCOLL_FLOAT16
 need MCOLL_BFLOAT16
 # The native collectives by name, so that one the header scan above misses still counts.
 for f in allreduce bcast reduce reduce_scatter allgather barrier allgatherv alltoall alltoallv gather gatherv \
-         scatter scatterv scan exscan; do
+         scatter scatterv scan exscan mem_alloc mem_free mem_register mem_deregister mem_import_external \
+         mem_release_external; do
     need "mcoll_$f"
 done
 

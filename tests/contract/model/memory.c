@@ -56,17 +56,8 @@ CUresult model_cuMemAlloc(CUdeviceptr *ptr, size_t size)
     if (model_current_device() < 0)
         return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT, "no current context");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
-    model_buffer *b = calloc(1, sizeof *b);
-    void *memory = NULL;
-    if (!b || posix_memalign(&memory, 4096, size) != 0) {
-        free(b);
-        return model_leave(&call, CUDA_ERROR_OUT_OF_MEMORY);
-    }
-    b->ptr = (uintptr_t)memory;
-    b->size = size;
-    b->device = model_current_device();
-    b->buffer_id = model_new_buffer_id();
-    model_list_push(&model.device_buffers, &b->node);
+    model_buffer *b = model_shared_buffer(-1, 0, size, model_current_device(), MODEL_BUFFER_ALLOCATED);
+    if (!b) return model_leave(&call, CUDA_ERROR_OUT_OF_MEMORY);
     *ptr = (CUdeviceptr)b->ptr;
     return model_leave(&call, CUDA_SUCCESS);
 }
@@ -80,10 +71,11 @@ CUresult model_cuMemFree(CUdeviceptr ptr)
     if (!b || b->ptr != (uintptr_t)ptr)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
                                "dptr is not the start of a cuMemAlloc buffer");
+    if (b->origin == MODEL_BUFFER_IPC_OPENED)
+        return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
+                               "dptr was opened with cuIpcOpenMemHandle: close it with cuIpcCloseMemHandle");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
-    model_list_remove(&model.device_buffers, &b->node);
-    free((void *)b->ptr);
-    free(b);
+    model_shared_buffer_free(b);
     return model_leave(&call, CUDA_SUCCESS);
 }
 

@@ -19,6 +19,7 @@
 typedef enum {
     MCOLL_DRIVER_REQUIRED(MODEL_FN_ID)
     MCOLL_DRIVER_VMM(MODEL_FN_ID)
+    MCOLL_DRIVER_USER_MEMORY(MODEL_FN_ID)
     MCOLL_DRIVER_MULTICAST(MODEL_FN_ID)
     MODEL_KERNEL,              /* not a driver entry: a kernel's use of memory (kernel.c) */
     MODEL_FN_COUNT
@@ -64,6 +65,7 @@ typedef struct model_handle {
     model_object_header *header;   /* page 0, mapped shared */
     int imported;
     int binds;                     /* allocation: binds (cuMulticastBindMem) still naming it */
+    int retains;                   /* cuMemRetainAllocationHandle calls not yet released */
 } model_handle;
 
 typedef struct model_reservation {
@@ -96,7 +98,11 @@ typedef struct model_bind {
     size_t mc_offset, size;
 } model_bind;
 
-/* cuMemAlloc buffers, cuMemHostAlloc buffers and cuMemHostRegister ranges. */
+/* Where a device buffer came from: cuMemAlloc, cuIpcOpenMemHandle, cuExternalMemoryGetMappedBuffer. */
+enum { MODEL_BUFFER_ALLOCATED = 0, MODEL_BUFFER_IPC_OPENED, MODEL_BUFFER_EXTERNAL };
+
+/* cuMemAlloc buffers, cuMemHostAlloc buffers and cuMemHostRegister ranges. Device buffers are
+ * memfd mappings (fd), so that another process can open them (user_memory.c). */
 typedef struct model_buffer {
     model_node node;
     uintptr_t ptr;
@@ -104,6 +110,10 @@ typedef struct model_buffer {
     int device;
     unsigned flags;                /* cuMemHostAlloc flags */
     unsigned long long buffer_id;
+    int fd;                        /* device buffers: the memfd mapped at ptr */
+    int origin;                    /* device buffers: MODEL_BUFFER_* */
+    int opens;                     /* IPC-opened buffers: cuIpcOpenMemHandle calls not yet closed */
+    unsigned long long dev, ino;   /* IPC-opened buffers: the exporter's file */
 } model_buffer;
 
 /* Memory a kernel uses until its stream (or the context) is synchronized (kernel.c). */
@@ -248,6 +258,10 @@ size_t model_alloc_granularity(int device, int recommended);
  * synchronization does; the in-flight range overlapping [ptr, ptr+size), or NULL. */
 void model_work_done(CUstream stream, int every_stream);
 const model_work *model_work_overlapping(uintptr_t ptr, size_t size);
+/* Device memory in a memfd (user_memory.c): `size` bytes at *ptr, mapped from `offset` of `fd`
+ * (a new memfd when fd < 0; the buffer owns the fd either way). NULL when out of memory. */
+model_buffer *model_shared_buffer(int fd, size_t offset, size_t size, int device, int origin);
+void model_shared_buffer_free(model_buffer *buffer);
 
 /* The mapping containing address `va`, or NULL. */
 model_mapping *model_find_mapping(uintptr_t va);
@@ -330,6 +344,15 @@ CUresult model_cuMemExportToShareableHandle(void *shareable, CUmemGenericAllocat
                                             unsigned long long flags);
 CUresult model_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
                                               void *os_handle, CUmemAllocationHandleType type);
+/* user_memory.c */
+CUresult model_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
+CUresult model_cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr);
+CUresult model_cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsigned int flags);
+CUresult model_cuIpcCloseMemHandle(CUdeviceptr dptr);
+CUresult model_cuImportExternalMemory(CUexternalMemory *ext, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *desc);
+CUresult model_cuExternalMemoryGetMappedBuffer(CUdeviceptr *dptr, CUexternalMemory ext,
+                                               const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *desc);
+CUresult model_cuDestroyExternalMemory(CUexternalMemory ext);
 /* multicast.c */
 CUresult model_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop,
                                          CUmulticastGranularity_flags option);

@@ -47,7 +47,7 @@ static pointer_info describe(uintptr_t ptr)
         info.range_size = info.mapping_size = b->size;
         info.buffer_id = b->buffer_id;
         info.access = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-        info.legacy_ipc = !host;
+        info.legacy_ipc = !host && b->origin == MODEL_BUFFER_ALLOCATED;
         info.host_visible = host;
         return info;
     }

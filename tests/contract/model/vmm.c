@@ -129,6 +129,10 @@ CUresult model_cuMemRelease(CUmemGenericAllocationHandle handle)
                                "multicast object still has %d binds made by this process: "
                                "cuMulticastUnbind each before releasing the object", binds);
     if (model_injecting(&call)) return model_leave(&call, call.inject);
+    if (h->retains > 0) {  /* releases a cuMemRetainAllocationHandle reference */
+        h->retains--;
+        return model_leave(&call, CUDA_SUCCESS);
+    }
     model_object_close(h);  /* mappings made from it stay valid, as in the driver */
     return model_leave(&call, CUDA_SUCCESS);
 }

@@ -13,6 +13,10 @@ int cuda_check(cudaError_t err, const char *what)
     return -1;
 }
 
+static const devbuf_source *source;
+
+void devbuf_use(const devbuf_source *s) { source = s; }
+
 int devbuf_alloc(devbuf *b, mem_kind kind, size_t bytes, size_t offset)
 {
     memset(b, 0, sizeof *b);
@@ -29,7 +33,11 @@ int devbuf_alloc(devbuf *b, mem_kind kind, size_t bytes, size_t offset)
         memset(b->base, DEVBUF_CANARY, b->total);
     } else {
         void *p = NULL;
-        if (cuda_check(cudaMalloc(&p, b->total), "cudaMalloc")) return -1;
+        if (source) {
+            if (!(p = source->get(b->total))) return -1;
+        } else if (cuda_check(cudaMalloc(&p, b->total), "cudaMalloc")) {
+            return -1;
+        }
         b->base = p;
         if (cuda_check(cudaMemset(b->base, DEVBUF_CANARY, b->total), "cudaMemset (guards)")) {
             devbuf_free(b);
@@ -44,6 +52,7 @@ void devbuf_free(devbuf *b)
 {
     if (!b->base) return;
     if (b->kind == MEM_HOST) free(b->base);
+    else if (source) source->put(b->base);
     else cudaFree(b->base);
     b->base = NULL;
     b->data = NULL;

@@ -27,6 +27,16 @@ typedef struct {
     void *data;
 } devbuf;
 
+/* Where device buffers come from: cudaMalloc, unless a program sets another source
+ * (gpu_memory: windows of mcoll_mem_alloc, registered and imported memory). get returns NULL
+ * (with the failure recorded) when it has no room. */
+typedef struct {
+    void *(*get)(size_t bytes);
+    void (*put)(void *p);
+} devbuf_source;
+/* NULL: cudaMalloc again. */
+void devbuf_use(const devbuf_source *source);
+
 /* 0, or -1 with the failure recorded. The whole allocation is filled with the canary. */
 int devbuf_alloc(devbuf *b, mem_kind kind, size_t bytes, size_t offset);
 void devbuf_free(devbuf *b);

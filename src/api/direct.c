@@ -1,0 +1,91 @@
+/* Zero-copy collectives: when a call's buffers lie in windows (memory every rank maps, src/mem/),
+ * the kernels work on the users' buffers directly instead of copying through the staging area.
+ *
+ * Every rank must take the same path. Each decides alone from what is alike everywhere under
+ * the symmetric rule of mcoll.h (every rank's buffer in the same window at the same offset):
+ * the team's engine, the window's usable size (the smallest rank's), the offset, the counts,
+ * and the alignment of every rank's buffer, which this rank sees through its mappings of them.
+ * A call that does not qualify on one rank qualifies on none, and takes the staged path. */
+#include "checks.h"
+#include "comm_internal.h"
+#include "direct.h"
+
+/* Zero-copy runs on peer loads and stores; a multicast team keeps its staged path. */
+static int possible(const mcoll_comm *comm)
+{
+    return comm->windows.head && comm->team->engine == MCOLL_ENGINE_UNICAST;
+}
+
+/* The launch's result; a call launched zero-copy is counted (mcoll_comm_info). */
+static int taken(mcoll_comm *comm, int status, const char *what, mcoll_result *rc)
+{
+    *rc = mcoll_comm_launched(status, what);
+    if (*rc == MCOLL_SUCCESS) comm->zero_copy_calls++;
+    return 1;
+}
+
+static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+/* The team with peer_data[q] = rank q's buffer at ptr's offset in its window, when
+ * [ptr, ptr + reach) lies in one (and with aligned16, every rank's buffer is 16-byte aligned). */
+static int window_view(const mcoll_comm *comm, const void *ptr, size_t reach, int aligned16, mcoll_dev_team *view)
+{
+    const mcoll_team *t = comm->team;
+    const mcoll_window *w = mcoll_window_find(&comm->windows, ptr, reach);
+    size_t off;
+    int q;
+    if (!w) return 0;
+    off = (size_t)((const char *)ptr - w->base);
+    *view = t->dev;
+    for (q = 0; q < t->size; q++) {
+        view->peer_data[q] = w->peer[q] + off;
+        if (aligned16 && ((uintptr_t)view->peer_data[q] & 15)) return 0;
+    }
+    return 1;
+}
+
+int mcoll_direct_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
+                           mcoll_op op, struct CUstream_st *stream, mcoll_result *rc)
+{
+    mcoll_dev_team send, recv;
+    const size_t bytes = mcoll_dtype_span(dtype, count);
+    if (!possible(comm) || !window_view(comm, sendbuf, round16(bytes), 1, &send) ||
+        !window_view(comm, recvbuf, bytes, 0, &recv))
+        return 0;
+    return taken(comm, mcoll_launch_allreduce_direct(&send, &recv, count, dtype, op, stream), "zero-copy allreduce",
+                 rc);
+}
+
+int mcoll_direct_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
+                                mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream, mcoll_result *rc)
+{
+    mcoll_dev_team send, recv;
+    const size_t block = recvcount * mcoll_dtype_size(dtype);
+    const size_t total = block * (size_t)comm->team->size - (block - mcoll_dtype_span(dtype, recvcount));
+    const char *s = sendbuf, *r = recvbuf;
+    /* Block r of the peers is loaded in 16-byte packs from r * block; the receive block is this
+     * rank's alone, and must not be a part of the input its peers still read (in place). */
+    if (!possible(comm) || block % 16 || !window_view(comm, sendbuf, round16(total), 1, &send) ||
+        !(r + block <= s || r >= s + total))
+        return 0;
+    recv = comm->team->dev;
+    recv.peer_data[comm->team->rank] = recvbuf;
+    return taken(comm, mcoll_launch_reduce_scatter_direct(&send, &recv, recvcount, dtype, op, stream),
+                 "zero-copy reduce_scatter", rc);
+}
+
+int mcoll_direct_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, struct CUstream_st *stream,
+                       mcoll_result *rc)
+{
+    mcoll_dev_team view;
+    if (!possible(comm) || !window_view(comm, buf, bytes, 0, &view)) return 0;
+    return taken(comm, mcoll_launch_bcast_direct(&view, bytes, root, stream), "zero-copy bcast", rc);
+}
+
+int mcoll_direct_allgather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendbytes,
+                           struct CUstream_st *stream, mcoll_result *rc)
+{
+    mcoll_dev_team view;
+    if (!possible(comm) || !window_view(comm, recvbuf, sendbytes * (size_t)comm->team->size, 0, &view)) return 0;
+    return taken(comm, mcoll_launch_allgather_direct(&view, sendbuf, sendbytes, stream), "zero-copy allgather", rc);
+}

@@ -1,0 +1,91 @@
+/* Classify a user's buffer for registration from its pointer attributes. */
+#include <string.h>
+#include <unistd.h>
+#include "checks.h"
+#include "user_buffer.h"
+
+typedef struct {
+    unsigned memory_type;
+    int device, managed, legacy_ipc;
+    unsigned long long buffer_id, handle_types;
+    CUdeviceptr range_start, mapping_base;
+    size_t range_size, mapping_size;
+} pointer_facts;
+
+static mcoll_result ask_driver(const void *ptr, pointer_facts *f)
+{
+    CUpointer_attribute attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE,         CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CU_POINTER_ATTRIBUTE_IS_MANAGED,          CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+        CU_POINTER_ATTRIBUTE_BUFFER_ID,           CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES,
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,    CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+        CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR,   CU_POINTER_ATTRIBUTE_MAPPING_SIZE,
+    };
+    void *data[] = {&f->memory_type,  &f->device,       &f->managed,     &f->legacy_ipc,   &f->buffer_id,
+                    &f->handle_types, &f->range_start,  &f->range_size,  &f->mapping_base, &f->mapping_size};
+    memset(f, 0, sizeof *f);
+    f->device = -1;
+    CU_RETURN(cuPointerGetAttributes(sizeof attrs / sizeof attrs[0], attrs, data, (CUdeviceptr)(uintptr_t)ptr));
+    return MCOLL_SUCCESS;
+}
+
+/* 1 when [p, p + n) lies in [base, base + size). */
+static int inside(uintptr_t p, size_t n, CUdeviceptr base, size_t size)
+{
+    return p >= base && p - base <= size && n <= size - (p - base);
+}
+
+mcoll_result mcoll_user_buffer_describe(int device, CUmemAllocationHandleType vmm_type, const void *ptr, size_t bytes,
+                                        mcoll_user_buffer *out)
+{
+    const uintptr_t p = (uintptr_t)ptr;
+    pointer_facts f;
+    memset(out, 0, sizeof *out);
+    MC_RETURN(ask_driver(ptr, &f));
+    if (f.memory_type != CU_MEMORYTYPE_DEVICE || f.managed) {
+        MCOLL_WARN("mcoll_mem_register: %p is %s memory; only device memory can be registered", ptr,
+                   f.managed ? "managed" : "host");
+        return MCOLL_ERR_INVALID_ARG;
+    }
+    if (f.device != device) {
+        MCOLL_WARN("mcoll_mem_register: %p is memory of GPU %d, the communicator's is %d", ptr, f.device, device);
+        return MCOLL_ERR_INVALID_ARG;
+    }
+    out->pid = (int32_t)getpid();
+    out->buffer_id = f.buffer_id;
+    out->bytes = bytes;
+    if (f.legacy_ipc) {
+        out->kind = MCOLL_USER_IPC;
+        out->base = f.range_start;
+        out->size = f.range_size;
+    } else if (f.mapping_size) {
+        out->kind = MCOLL_USER_VMM;
+        out->base = f.mapping_base;
+        out->size = f.mapping_size;
+    } else {
+        MCOLL_WARN("mcoll_mem_register: %p is device memory that peers cannot map (neither cudaMalloc nor cuMemCreate "
+                   "memory)", ptr);
+        return MCOLL_ERR_UNSUPPORTED;
+    }
+    if (!inside(p, bytes, out->base, out->size)) {
+        MCOLL_WARN("mcoll_mem_register: [%p, +%zu) runs past the end of its allocation (%zu bytes at %#llx): a range "
+                   "must lie in one allocation", ptr, bytes, (size_t)out->size, (unsigned long long)out->base);
+        return MCOLL_ERR_INVALID_ARG;
+    }
+    if (out->kind == MCOLL_USER_VMM && !(f.handle_types & (unsigned long long)vmm_type)) {
+        MCOLL_WARN("mcoll_mem_register: %p is cuMemCreate memory without the handle type the team shares (%s): "
+                   "create it with that type in requestedHandleTypes", ptr,
+                   vmm_type == CU_MEM_HANDLE_TYPE_FABRIC ? "fabric" : "POSIX file descriptor");
+        return MCOLL_ERR_UNSUPPORTED;
+    }
+    out->offset = p - out->base;
+    return MCOLL_SUCCESS;
+}
+
+mcoll_result mcoll_user_buffer_export(mcoll_user_buffer *buffer)
+{
+    if (buffer->kind != MCOLL_USER_IPC) return MCOLL_SUCCESS;
+    if (!mcoll_cu.cuIpcGetMemHandle) return MCOLL_ERR_UNSUPPORTED;
+    CU_RETURN(cuIpcGetMemHandle(&buffer->ipc, (CUdeviceptr)buffer->base));
+    return MCOLL_SUCCESS;
+}
