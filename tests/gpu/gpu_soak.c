@@ -192,6 +192,8 @@ static int soak_one(soak_world *w, const soak_call *sc, long index, uint64_t see
     if (case_agree(ready)) {
         prep_call(&p, &call);
         right = api_run(api, &call) == 0 && prep_check(&p, label) == 0;
+        /* Every wrong call is named where it happened: the run goes on past it. */
+        if (!right) fprintf(stderr, "# rank %d: wrong: %s%s\n", api->rank, label, case_detail());
     } else {
         right = -1;
     }

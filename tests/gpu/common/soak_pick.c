@@ -134,6 +134,9 @@ void soak_pick(soak_rng *rng, const soak_limits *lim, soak_call *out)
     c->misalign = below(rng, 4) == 0;
     c->null_recv = may_pass_null_recv(c->kind) && below(rng, 4) == 0;
     c->mem = lim->host_only ? MEM_HOST : MEM_DEVICE;
+    /* Open MPI 4.1's in-place MPI_Ialltoallv is wrong with uneven counts (without mcoll too);
+     * host buffers go to it untouched, device buffers are staged out of place (operation.c). */
+    if (c->mem == MEM_HOST && out->path == SOAK_MPI_NONBLOCKING && c->kind == COLL_ALLTOALLV) c->in_place = 0;
     /* A call that moves nothing may enqueue nothing: no graph to capture. */
     if (out->path == SOAK_GRAPH && c->count == 0) out->path = SOAK_NATIVE;
     /* World half the time, the others share the rest. */
@@ -178,4 +181,7 @@ void soak_ladder(const soak_limits *lim, int i, soak_call *out)
     c->op = is_reduction(c->kind) ? op_get(OP_MINLOC) : NULL;
     c->count = count_for(c->kind, out->bytes, c->type->size, lim->world_size);
     c->mem = lim->host_only ? MEM_HOST : MEM_DEVICE;
+    /* Open MPI 4.1's in-place MPI_Ialltoallv is wrong with uneven counts (without mcoll too);
+     * host buffers go to it untouched, device buffers are staged out of place (operation.c). */
+    if (c->mem == MEM_HOST && out->path == SOAK_MPI_NONBLOCKING && c->kind == COLL_ALLTOALLV) c->in_place = 0;
 }
