@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -367,6 +368,23 @@ static void on_cache(void)
 
 /* Rank 0's cuMemCreate memory, exported as a POSIX fd and imported by rank 1 (same GPU only:
  * external memory is imported by the device that has it). */
+/* A duplicate of descriptor `fd` of process `pid`, the same open file (pidfd_getfd; opening
+ * /proc/pid/fd/N would open the driver's device node afresh, not the exported object), or -1. */
+static int fd_of_process(int pid, int fd)
+{
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_getfd)
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd < 0) return -1;
+    int copy = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+    close(pidfd);
+    return copy;
+#else
+    (void)pid;
+    (void)fd;
+    return -1;
+#endif
+}
+
 static void import_across_processes(void)
 {
     vmm_buffer b;
@@ -399,12 +417,11 @@ static void import_across_processes(void)
     }
     MPI_Bcast(info, 3, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank == 1 && info[1] >= 0) {
-        char path[64];
         void *p = NULL;
-        snprintf(path, sizeof path, "/proc/%d/fd/%d", info[0], info[1]);
-        int fd = open(path, O_RDWR | O_CLOEXEC);
+        int fd = fd_of_process(info[0], info[1]);
         mcoll_result rc = fd < 0 ? MCOLL_ERR_SYSTEM : mcoll_mem_import_external(fd, (size_t)info[2], 0, n, &p);
-        if (rc != MCOLL_SUCCESS) case_fail("mcoll_mem_import_external returned %s", code_name(rc));
+        if (fd < 0) case_skip("pidfd_getfd is not available here: rank 0's descriptor cannot be taken");
+        else if (rc != MCOLL_SUCCESS) case_fail("mcoll_mem_import_external returned %s", code_name(rc));
         else {
             unsigned char *host = malloc(n);
             if (host && !cuda_check(cudaMemcpy(host, p, n, cudaMemcpyDeviceToHost), "cudaMemcpy"))
