@@ -43,8 +43,26 @@ typedef enum { MCOLL_ACCESS_UNICAST = 0, MCOLL_ACCESS_MULTIMEM = 1 } mcoll_acces
  * uint64 counters [MCOLL_MAX_BLOCKS][MCOLL_MAX_RANKS]; counter [b][src] counts arrivals of
  * block b of rank src. Counters only grow. */
 #define MCOLL_SIGNAL_BYTES ((size_t)MCOLL_MAX_BLOCKS * MCOLL_MAX_RANKS * sizeof(uint64_t))
-/* The data area starts here, 64 KiB aligned so that 16-byte vectors and multicast granules fit. */
-#define MCOLL_DATA_OFFSET ((size_t)64 << 10)
+/* The low-latency area (collectives/ll.cuh) sits between the signal pad and the data area: a
+ * control block, then [2 parities][team size] slots, one per sending rank. It is written by the
+ * LL protocol only, so a flag found there was written by it. */
+#define MCOLL_LL_OFFSET ((size_t)64 << 10)
+#define MCOLL_LL_CTRL_BYTES ((size_t)4096)
+/* The data area starts here, aligned so that 16-byte vectors and multicast granules fit. */
+#define MCOLL_DATA_OFFSET ((size_t)1 << 20)
+
+/* Bytes of one LL slot, and the payload it carries (each 16-byte store carries 8 bytes of
+ * data and two flags), for a team of `size` ranks. */
+#ifdef __CUDACC__
+#define MCOLL_LL_HD __host__ __device__
+#else
+#define MCOLL_LL_HD
+#endif
+static inline MCOLL_LL_HD size_t mcoll_ll_slot_bytes(int size) {
+    return size > 0 ? ((MCOLL_DATA_OFFSET - MCOLL_LL_OFFSET - MCOLL_LL_CTRL_BYTES) / (2 * (size_t)size)) & ~(size_t)31
+                    : 0;
+}
+static inline MCOLL_LL_HD size_t mcoll_ll_capacity(int size) { return mcoll_ll_slot_bytes(size) / 2; }
 
 typedef struct mcoll_dev_team {
     int rank;                                  /* this rank in the team */
@@ -64,6 +82,8 @@ typedef struct mcoll_dev_team {
                                                   bcast bytes up to which root pushes to all */
     const volatile uint32_t *abort_flag;       /* host-mapped; nonzero: every wait gives up (the host
                                                   saw a peer die or MCOLL_TIMEOUT pass) */
+    size_t ll_max;                             /* bytes up to which calls take the LL protocol
+                                                  (agreed; at most mcoll_ll_capacity(size)) */
 } mcoll_dev_team;
 
 /* Launch status codes (0 = launched). */
@@ -97,6 +117,49 @@ int mcoll_launch_reduce_scatter(const mcoll_dev_team *team, mcoll_access access,
 int mcoll_launch_allgather(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
                            void *recvbuf, size_t sendbytes, void *stream);
 int mcoll_launch_barrier(const mcoll_dev_team *team, mcoll_access access, void *stream);
+
+/* The low-latency protocol (collectives/ll.cuh): one block, flags carried with the data, no
+ * barrier and no copy through the data area. A call's payload (`bytes`: the whole vector for
+ * allreduce, reduce and bcast, one rank's block for reduce_scatter and allgather) is at most
+ * team->ll_max. Every rank of a call uses the LL protocol or none does; whether a rank runs it
+ * in a launched kernel or in its resident kernel does not matter to the others. */
+typedef enum {
+    MCOLL_LL_ALLREDUCE = 0, MCOLL_LL_REDUCE, MCOLL_LL_REDUCE_SCATTER, MCOLL_LL_ALLGATHER, MCOLL_LL_BCAST,
+    MCOLL_LL_BARRIER,
+    MCOLL_LL_EXIT /* resident kernel only: end after the calls before this one */
+} mcoll_ll_kind;
+
+typedef struct mcoll_ll_call {
+    int32_t kind;        /* mcoll_ll_kind */
+    int32_t dtype, op;   /* reductions: the kernels' datatype and op */
+    int32_t root;        /* reduce, bcast */
+    const void *send;    /* allgather in place: recv + rank * bytes; bcast: the buffer */
+    void *recv;
+    uint64_t bytes;      /* payload bytes (for reductions the span: padding after the last
+                            element not included) */
+} mcoll_ll_call;
+
+/* 1 when the LL protocol can run `call` on this team (kind, size, datatype and op). */
+int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_call *call);
+int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream);
+
+/* The resident kernel's command ring, in pinned host memory mapped into the device: the host
+ * writes calls and `posted`; the kernel runs them in order, writes `done` after each (its
+ * results visible to the host and the device by then) and `exited` = its generation when it
+ * ends, which it does after an EXIT call, after `idle_ns` without a call, or on the abort flag. */
+#define MCOLL_RING_SLOTS 64
+typedef struct mcoll_ring {
+    volatile uint64_t posted;    /* host: calls posted so far */
+    volatile uint64_t pad0[7];
+    volatile uint64_t done;      /* device: calls finished so far */
+    volatile uint64_t exited;    /* device: generation of the kernel that ended last */
+    volatile uint64_t pad1[6];
+    mcoll_ll_call call[MCOLL_RING_SLOTS];
+} mcoll_ring;
+
+/* `ring` is the device's address of the ring. */
+int mcoll_launch_resident(const mcoll_dev_team *team, mcoll_ring *ring, uint64_t generation, uint64_t idle_ns,
+                          void *stream);
 
 /* Byte collectives with a block per rank (collectives/exchange_run.cuh). Lengths and
  * displacements are bytes, one entry per rank of the team; the arrays are read during the call

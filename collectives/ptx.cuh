@@ -37,6 +37,23 @@ __device__ __forceinline__ void red_release_sys_add_u64(uint64_t *p, uint64_t v)
     asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(p)), "l"(v) : "memory");
 }
 
+__device__ __forceinline__ void st_release_sys_u64(uint64_t *p, uint64_t v) {
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(gaddr(p)), "l"(v) : "memory");
+}
+
+/* The LL protocol's lines: one 16-byte access each, never cached (a peer writes them). */
+__device__ __forceinline__ void st_volatile_v4(void *p, uint4 v) {
+    asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};"
+                 ::"l"(gaddr(p)), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+
+__device__ __forceinline__ uint4 ld_volatile_v4(const void *p) {
+    uint4 v;
+    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(gaddr(p)) : "memory");
+    return v;
+}
+
 /* Orders this thread's accesses made through the multicast and unicast mappings of the same
  * memory (virtual aliases are different proxies in the PTX memory model). */
 __device__ __forceinline__ void fence_proxy_alias() {

@@ -39,6 +39,7 @@ mcoll_result mcoll_comm_destroy(mcoll_comm *comm)
     if (!comm) return MCOLL_ERR_INVALID_ARG;
     /* Nobody may still read this rank's memory when it is unmapped. A team whose peer is gone
      * skips the barrier, which would never complete. */
+    mcoll_resident_free(comm);
     if (comm->team->symm.size) CU_WARN(cuCtxSynchronize());
     if (!mcoll_watch_aborted(&comm->team->watch)) PMPI_Barrier(comm->team->comm);
     mcoll_windows_destroy(comm->team, &comm->windows);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include "mcoll.h"
 #include "launch.h"
+#include "resident.h"
 #include "team.h"
 #include "window.h"
 
@@ -21,10 +22,19 @@ struct mcoll_comm {
     mcoll_config config;
     mcoll_windows windows;       /* memory allocated or registered on it (src/mem/) */
     unsigned long long zero_copy_calls; /* collectives run on windows without staging (direct.c) */
+    mcoll_resident resident;     /* the resident kernel of blocking calls through MPI (resident.h) */
 };
 
-/* Enter the team's context before driver calls or launches; MCOLL_ERR_ABORTED once a peer is gone. */
+/* Enter the team's context before driver calls; MCOLL_ERR_ABORTED once a peer is gone. */
+mcoll_result mcoll_comm_enter_context(mcoll_comm *comm);
+/* The same before a launch: a resident kernel is told to end first, so launches keep their order. */
 mcoll_result mcoll_comm_enter(mcoll_comm *comm);
+
+/* The LL protocol's form of a call (collectives/ll.cuh) in *out, or 0 when the call is not for
+ * it. Counts as for the mcoll_comm_run_* below (elements of dtype; bytes for bcast and allgather,
+ * whose dtype is ignored); sendbuf may be MPI_IN_PLACE. Every rank of a call gets the same answer. */
+int mcoll_comm_ll_form(const mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
+                       mcoll_dtype dtype, mcoll_op op, int root, mcoll_ll_call *out);
 /* A launcher's status as a result; a failed launch logs `what` and the CUDA error. */
 mcoll_result mcoll_comm_launched(int status, const char *what);
 

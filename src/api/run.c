@@ -1,5 +1,6 @@
 /* The native collectives once their arguments are known to be good (see comm_internal.h):
  * enter the team's context and launch. Nothing here checks a datatype, an op or a root. */
+#include <string.h>
 #include "checks.h"
 #include "comm_internal.h"
 #include "direct.h"
@@ -13,7 +14,7 @@ static mcoll_access access_of(const mcoll_comm *comm)
 /* Kernels launch into the current context. A team created on a thread without one runs in
  * the primary context it made current; calls from threads without it get it too. Otherwise the
  * caller's current context is the team's device's, and is left alone. */
-mcoll_result mcoll_comm_enter(mcoll_comm *comm)
+mcoll_result mcoll_comm_enter_context(mcoll_comm *comm)
 {
     CUcontext current = NULL;
     if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
@@ -22,6 +23,47 @@ mcoll_result mcoll_comm_enter(mcoll_comm *comm)
         CU_RETURN(cuCtxSetCurrent(comm->team->context));
     return MCOLL_SUCCESS;
 }
+
+mcoll_result mcoll_comm_enter(mcoll_comm *comm)
+{
+    mcoll_resident_quiesce(comm);
+    return mcoll_comm_enter_context(comm);
+}
+
+int mcoll_comm_ll_form(const mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
+                       mcoll_dtype dtype, mcoll_op op, int root, mcoll_ll_call *out)
+{
+    const int rank = comm->team->rank;
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    out->dtype = dtype;
+    out->op = op;
+    out->root = root;
+    out->recv = recvbuf;
+    out->send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    switch (kind) {
+    case MCOLL_LL_ALLREDUCE: case MCOLL_LL_REDUCE:
+        out->bytes = mcoll_dtype_span(dtype, count);
+        break;
+    case MCOLL_LL_REDUCE_SCATTER:
+        /* Blocks follow each other at the payload's length: no padding after an element. */
+        if (mcoll_dtype_span(dtype, count) != count * mcoll_dtype_size(dtype)) return 0;
+        out->bytes = count * mcoll_dtype_size(dtype);
+        break;
+    case MCOLL_LL_ALLGATHER:
+        out->bytes = count;
+        if (sendbuf == MPI_IN_PLACE) out->send = (const char *)recvbuf + (size_t)rank * count;
+        break;
+    case MCOLL_LL_BCAST:
+        out->bytes = count;
+        out->send = recvbuf;
+        break;
+    default:
+        break;
+    }
+    return mcoll_ll_supported(&comm->team->dev, out);
+}
+
 
 static mcoll_result launched(int status, const char *what)
 {
@@ -33,6 +75,16 @@ static mcoll_result launched(int status, const char *what)
 
 mcoll_result mcoll_comm_launched(int status, const char *what) { return launched(status, what); }
 
+/* Small calls take the LL protocol (one block, no barrier): 1 when this one did, *rc its result. */
+static int ll_taken(mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
+                    mcoll_dtype dtype, mcoll_op op, int root, struct CUstream_st *stream, mcoll_result *rc)
+{
+    mcoll_ll_call call;
+    if (!mcoll_comm_ll_form(comm, kind, sendbuf, recvbuf, count, dtype, op, root, &call)) return 0;
+    *rc = launched(mcoll_launch_ll(&comm->team->dev, &call, stream), "LL");
+    return 1;
+}
+
 mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                       mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream)
 {
@@ -40,6 +92,7 @@ mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, voi
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (ll_taken(comm, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, stream, &rc)) return rc;
     if (mcoll_direct_allreduce(comm, sendbuf, recvbuf, count, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_allreduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
                     "allreduce");
@@ -48,9 +101,11 @@ mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, voi
 mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                    mcoll_dtype dtype, mcoll_op op, int root, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (ll_taken(comm, MCOLL_LL_REDUCE, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
                                         stream),
                     "reduce");
@@ -61,6 +116,7 @@ mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int
     mcoll_result rc;
     if (!bytes) return MCOLL_SUCCESS;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (ll_taken(comm, MCOLL_LL_BCAST, buf, buf, bytes, MCOLL_BYTE, MCOLL_SUM, root, stream, &rc)) return rc;
     if (mcoll_direct_bcast(comm, buf, bytes, root, stream, &rc)) return rc;
     return launched(mcoll_launch_bcast(&comm->team->dev, access_of(comm), buf, bytes, root, stream), "bcast");
 }
@@ -74,6 +130,7 @@ mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf
      * each element after the kernel has copied in the inputs it overwrites. */
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (ll_taken(comm, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, dtype, op, 0, stream, &rc)) return rc;
     if (mcoll_direct_reduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dtype,
                                                 op, stream),
@@ -87,6 +144,7 @@ mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, voi
     if (!sendbytes) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)comm->team->rank * sendbytes;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (ll_taken(comm, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, sendbytes, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
     if (mcoll_direct_allgather(comm, sendbuf, recvbuf, sendbytes, stream, &rc)) return rc;
     return launched(mcoll_launch_allgather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, sendbytes, stream),
                     "allgather");
@@ -223,7 +281,9 @@ mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *
 
 mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream)
 {
+    mcoll_result rc;
     MC_RETURN(mcoll_comm_enter(comm));
+    if (ll_taken(comm, MCOLL_LL_BARRIER, NULL, NULL, 0, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
     return launched(mcoll_launch_barrier(&comm->team->dev, access_of(comm), stream), "barrier");
 }
 

@@ -45,6 +45,7 @@
     X(cuStreamCreate, 2000)                      \
     X(cuStreamDestroy, 4000)                     \
     X(cuStreamSynchronize, 2000)                 \
+    X(cuStreamQuery, 2000)                       \
     X(cuStreamIsCapturing, 10000)                \
     X(cuEventCreate, 2000)                       \
     X(cuEventDestroy, 4000)                      \

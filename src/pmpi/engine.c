@@ -38,10 +38,22 @@ static mcoll_result finish(mcoll_comm *e, mcoll_result rc)
     return mcoll_comm_sync(e);
 }
 
+/* A blocking call for the LL protocol runs in the communicator's resident kernel (no launch,
+ * no stream synchronization): 1 when it did, *rc its result. */
+static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
+                    mcoll_dtype dtype, mcoll_op op, int root, mcoll_result *rc)
+{
+    mcoll_ll_call call;
+    return !launch_only && mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call) &&
+           mcoll_resident_run(e, &call, rc);
+}
+
 mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
+    mcoll_result rc;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
+    if (resident(e, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc)) return rc;
     return finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
 }
 
@@ -49,14 +61,18 @@ mcoll_result mcoll_engine_reduce(mcoll_comm_state *cs, const mcoll_decision *d, 
                                  int root)
 {
     mcoll_comm *e = engine_for(cs);
+    mcoll_result rc;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
+    if (resident(e, MCOLL_LL_REDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, root, &rc)) return rc;
     return finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, mcoll_comm_stream(e)));
 }
 
 mcoll_result mcoll_engine_bcast(mcoll_comm_state *cs, const mcoll_decision *d, void *buf, int root)
 {
     mcoll_comm *e = engine_for(cs);
+    mcoll_result rc;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
+    if (resident(e, MCOLL_LL_BCAST, buf, buf, d->bytes, MCOLL_BYTE, MCOLL_SUM, root, &rc)) return rc;
     return finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, mcoll_comm_stream(e)));
 }
 
@@ -64,7 +80,9 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
                                          void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
+    mcoll_result rc;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
+    if (resident(e, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc)) return rc;
     return finish(e, mcoll_comm_run_reduce_scatter(e, sendbuf, recvbuf, d->count, d->dtype, d->op,
                                                    mcoll_comm_stream(e)));
 }
@@ -72,7 +90,9 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
 mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
+    mcoll_result rc;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
+    if (resident(e, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, d->bytes, MCOLL_BYTE, MCOLL_SUM, 0, &rc)) return rc;
     return finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
 }
 

@@ -131,6 +131,9 @@ static int init_signals(mcoll_team *team)
     if (!ok) team->epochs = 0;
     if (ok) ok = mcoll_cu.cuMemsetD8Async(team->epochs, 0, MCOLL_MAX_BLOCKS * sizeof(uint64_t), team->stream) == CUDA_SUCCESS;
     if (ok) ok = mcoll_cu.cuMemsetD8Async(s->base + (CUdeviceptr)team->rank * s->size, 0, MCOLL_SIGNAL_BYTES, team->stream) == CUDA_SUCCESS;
+    /* The LL area too: a flag found there must have been written by the LL protocol. */
+    if (ok) ok = mcoll_cu.cuMemsetD8Async(s->base + (CUdeviceptr)team->rank * s->size + MCOLL_LL_OFFSET, 0,
+                                          MCOLL_DATA_OFFSET - MCOLL_LL_OFFSET, team->stream) == CUDA_SUCCESS;
     if (ok) ok = mcoll_cu.cuStreamSynchronize(team->stream) == CUDA_SUCCESS;
     if (!ok) MCOLL_WARN("initialising the signal pads failed");
     return mcoll_team_agree(team->comm, ok);
@@ -141,6 +144,7 @@ typedef struct {
     int max_blocks;
     size_t oneshot_max;
     int timeout_s;
+    size_t ll_max;
 } agreed_params;
 
 /* One allreduce gives every setting's smallest and largest value over the ranks. The smaller
@@ -150,20 +154,25 @@ typedef struct {
 static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_params *out)
 {
     const mcoll_settings *settings = mcoll_settings_get();
-    int64_t mine[3], lo[3], hi[3];
+    int64_t mine[4], lo[4], hi[4];
     mine[0] = config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks : MCOLL_MAX_BLOCKS;
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
-    if (!mcoll_agree_range(team->comm, mine, lo, hi, 3)) return 0;
+    mine[3] = (int64_t)settings->ll_max;
+    if (!mcoll_agree_range(team->comm, mine, lo, hi, 4)) return 0;
     out->max_blocks = (int)lo[0];
     out->oneshot_max = (size_t)lo[1];
     out->timeout_s = (int)hi[2];
+    out->ll_max = (size_t)lo[3];
     if (mine[0] != out->max_blocks)
         MCOLL_INFO("ranks differ in MCOLL_MAX_BLOCKS: %d blocks (the smallest) instead of this rank's %lld",
                    out->max_blocks, (long long)mine[0]);
     if (mine[1] != (int64_t)out->oneshot_max)
         MCOLL_INFO("ranks differ in MCOLL_ONESHOT_MAX: %zu bytes (the smallest) instead of this rank's %lld",
                    out->oneshot_max, (long long)mine[1]);
+    if (mine[3] != (int64_t)out->ll_max)
+        MCOLL_INFO("ranks differ in MCOLL_LL_MAX: %zu bytes (the smallest) instead of this rank's %lld", out->ll_max,
+                   (long long)mine[3]);
     if (mine[2] != out->timeout_s)
         MCOLL_INFO("ranks differ in MCOLL_TIMEOUT: %d s (the longest) instead of this rank's %lld", out->timeout_s,
                    (long long)mine[2]);
@@ -195,6 +204,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     dev->num_sms = sms > 0 ? sms : 1;
     dev->max_blocks = params->max_blocks;
     dev->oneshot_max = params->oneshot_max;
+    dev->ll_max = params->ll_max < mcoll_ll_capacity(team->size) ? params->ll_max : mcoll_ll_capacity(team->size);
     dev->abort_flag = (const volatile uint32_t *)(uintptr_t)team->watch.flag_device;
 }
 

@@ -318,6 +318,7 @@ CUresult model_cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t coun
 CUresult model_cuStreamCreate(CUstream *stream, unsigned int flags);
 CUresult model_cuStreamDestroy(CUstream stream);
 CUresult model_cuStreamSynchronize(CUstream stream);
+CUresult model_cuStreamQuery(CUstream stream);
 CUresult model_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status);
 CUresult model_cuEventCreate(CUevent *event, unsigned int flags);
 CUresult model_cuEventDestroy(CUevent event);

@@ -103,6 +103,18 @@ CUresult model_cuStreamSynchronize(CUstream stream)
     return model_leave(&call, CUDA_SUCCESS);
 }
 
+/* Work runs as it is enqueued: every stream is idle. */
+CUresult model_cuStreamQuery(CUstream stream)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuStreamQuery, 1, "stream=%p", (void *)stream);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_stream(stream))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
 CUresult model_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status)
 {
     model_call call;

@@ -1,0 +1,207 @@
+/* The low-latency (LL) protocol: small calls in one block, with no barrier and no copy through
+ * the data area. Each sender stores its payload straight into a slot of every receiver's LL
+ * area (launch.h: MCOLL_LL_OFFSET), 16 bytes a store: 8 bytes of data, each 4 next to a flag.
+ * A receiver polls its own slots until every flag of a line is the call's flag, so the data is
+ * there when the flag is (an 8-byte store is never seen in part), and reduces or copies it out.
+ *
+ * Calls alternate between two parities of slots. A sender may write a slot again only once its
+ * receiver has read what the slot held: the receiver says so in the sender's control block
+ * (consumed), and the sender checks before it writes (pushed). For calls where every rank
+ * sends to every rank, the check always passes (the receiver's next payload proves it); it
+ * matters for reduce and bcast, where the senders could run ahead.
+ *
+ * The call count lives in the rank's control block in device memory, so captured graphs can be
+ * replayed, and a launched kernel and the resident kernel continue one sequence. */
+#ifndef MCOLL_LL_CUH
+#define MCOLL_LL_CUH
+
+#include "barrier.cuh"
+#include "copy.cuh"
+#include "dtype_table.cuh"
+#include "launch.h"
+#include "ptx.cuh"
+#include "reduce_ops.cuh"
+
+namespace mcoll {
+
+struct LLCtrl {
+    uint64_t count;                             /* LL calls this rank has made */
+    uint64_t pushed[2][MCOLL_MAX_RANKS];        /* per parity: the call that last wrote to peer q */
+    uint64_t consumed[2][MCOLL_MAX_RANKS];      /* written by peer q: the call of ours it last read */
+};
+static_assert(sizeof(LLCtrl) <= MCOLL_LL_CTRL_BYTES, "the LL control block outgrew its place");
+
+__device__ __forceinline__ LLCtrl *ll_ctrl(const mcoll_dev_team &t, int owner) {
+    return (LLCtrl *)((char *)t.peer_signal[owner] + MCOLL_LL_OFFSET);
+}
+
+/* The slot that rank `src` writes in rank `owner`'s area for call `count`. */
+__device__ __forceinline__ char *ll_slot(const mcoll_dev_team &t, int owner, uint64_t count, int src) {
+    return (char *)t.peer_signal[owner] + MCOLL_LL_OFFSET + MCOLL_LL_CTRL_BYTES +
+           ((size_t)(count & 1) * t.size + src) * mcoll_ll_slot_bytes(t.size);
+}
+
+/* Never 0 (what a fresh area holds), and different for two calls of one parity. */
+__device__ __forceinline__ uint32_t ll_flag(uint64_t count) { return (uint32_t)(count % 0xFFFFFFFFull) + 1; }
+
+__device__ __forceinline__ void ll_put(char *slot, unsigned i, uint4 v, uint32_t f) {
+    st_volatile_v4(slot + (size_t)i * 32, make_uint4(v.x, f, v.y, f));
+    st_volatile_v4(slot + (size_t)i * 32 + 16, make_uint4(v.z, f, v.w, f));
+}
+
+/* Pack i of `slot` once it carries flag f. Like every wait, no deadline: only the abort flag
+ * ends it early (the result is then garbage and the host reports the failure). */
+__device__ __forceinline__ uint4 ll_get(const mcoll_dev_team &t, const char *slot, unsigned i, uint32_t f) {
+    const char *p = slot + (size_t)i * 32;
+    uint4 a, b;
+    uint32_t sleep_ns = 0;
+    for (uint32_t polls = 1;; polls++) {
+        a = ld_volatile_v4(p);
+        b = ld_volatile_v4(p + 16);
+        if (a.y == f && a.w == f && b.y == f && b.w == f) break;
+        if (polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) break;
+        if (polls >= WAIT_SPIN_POLLS) {
+            sleep_ns = sleep_ns ? (sleep_ns < WAIT_MAX_SLEEP_NS ? 2 * sleep_ns : WAIT_MAX_SLEEP_NS) : 32;
+            nanosleep_ns(sleep_ns);
+        }
+    }
+    return make_uint4(a.x, a.z, b.x, b.z);
+}
+
+__device__ __forceinline__ bool ll_sends_to(const mcoll_ll_call &c, int rank, int q) {
+    switch (c.kind) {
+    case MCOLL_LL_REDUCE: return q == c.root;
+    case MCOLL_LL_BCAST: return rank == c.root && q != c.root;
+    default: return true;
+    }
+}
+
+__device__ __forceinline__ bool ll_receives_from(const mcoll_ll_call &c, int rank, int p) {
+    switch (c.kind) {
+    case MCOLL_LL_REDUCE: return rank == c.root;
+    case MCOLL_LL_BCAST: return rank != c.root && p == c.root;
+    default: return true;
+    }
+}
+
+/* Packs a sender stores per receiver (a barrier sends one, of zeros). */
+__device__ __forceinline__ unsigned ll_packs(const mcoll_ll_call &c) {
+    return c.bytes ? packs_of(c.bytes) : 1;
+}
+
+/* Every rank's payload into its receivers' slots, after checking that they read the last call
+ * of this parity. */
+__device__ __forceinline__ void ll_push(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    LLCtrl *own = ll_ctrl(t, t.rank);
+    const int x = (int)(count & 1);
+    const uint32_t f = ll_flag(count);
+    if ((int)threadIdx.x < t.size && ll_sends_to(c, t.rank, threadIdx.x)) {
+        const uint64_t last = own->pushed[x][threadIdx.x];
+        uint32_t polls = 0;
+        while (last && ld_acquire_sys_u64(&own->consumed[x][threadIdx.x]) != last)
+            if (++polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) break;
+    }
+    __syncthreads();
+    const unsigned np = ll_packs(c);
+    const bool per_peer = c.kind == MCOLL_LL_REDUCE_SCATTER;
+    for (unsigned i = threadIdx.x; i < np; i += kThreads) {
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (c.bytes && !per_peer) v = ld_user((const char *)c.send, c.bytes, i);
+        for (int k = 0; k < t.size; k++) {
+            const int q = t.rank + k < t.size ? t.rank + k : t.rank + k - t.size;
+            if (!ll_sends_to(c, t.rank, q)) continue;
+            if (per_peer) v = ld_user((const char *)c.send + (size_t)q * c.bytes, c.bytes, i);
+            ll_put(ll_slot(t, q, count, t.rank), i, v, f);
+        }
+    }
+    if ((int)threadIdx.x < t.size && ll_sends_to(c, t.rank, threadIdx.x)) own->pushed[x][threadIdx.x] = count;
+}
+
+/* After every thread has read its slots: tell their senders. */
+__device__ __forceinline__ void ll_release(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    __syncthreads();
+    const int p = threadIdx.x;
+    if (p < t.size && ll_receives_from(c, t.rank, p)) {
+        __threadfence_system();
+        st_release_sys_u64(&ll_ctrl(t, p)->consumed[count & 1][t.rank], count);
+    }
+}
+
+/* The receiving side of the calls that move data without reducing it. */
+__device__ __forceinline__ void ll_receive_data(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    const uint32_t f = ll_flag(count);
+    const unsigned np = ll_packs(c);
+    for (int p = 0; p < t.size; p++) {
+        if (!ll_receives_from(c, t.rank, p)) continue;
+        const char *slot = ll_slot(t, t.rank, count, p);
+        char *out = (char *)c.recv + (c.kind == MCOLL_LL_ALLGATHER ? (size_t)p * c.bytes : 0);
+        for (unsigned i = threadIdx.x; i < np; i += kThreads) {
+            const uint4 v = ll_get(t, slot, i, f);
+            if (c.kind != MCOLL_LL_BARRIER) st_user(out, c.bytes, i, v);
+        }
+    }
+}
+
+/* The receiving side of the reductions: every rank's payload combined in rank order, so that
+ * every rank computes bitwise the same result. */
+template <class K>
+__device__ __noinline__ void ll_receive_reduced(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    const uint32_t f = ll_flag(count);
+    for (unsigned i = threadIdx.x; i < packs_of(c.bytes); i += kThreads) {
+        Acc<K> acc = identity<K>();
+        for (int p = 0; p < t.size; p++) combine<K>(acc, widen<K>(ll_get(t, ll_slot(t, t.rank, count, p), i, f)));
+        st_user((char *)c.recv, c.bytes, i, narrow<K>(acc));
+    }
+}
+
+/* reduce_supported() as a constant device code can test. */
+template <mcoll_dtype D, mcoll_op O> struct Reducible {
+    static constexpr bool value = reduce_supported(D, O);
+};
+
+template <mcoll_dtype D, mcoll_op O>
+__device__ __forceinline__ bool ll_reduce_if(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    if constexpr (Reducible<D, O>::value) {
+        ll_receive_reduced<typename KindOf<D, O>::type>(t, c, count);
+        return true;
+    } else {
+        return false;
+    }
+}
+
+template <mcoll_dtype D>
+__device__ __forceinline__ bool ll_reduce_op(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    switch (c.op) {
+    case MCOLL_SUM: return ll_reduce_if<D, MCOLL_SUM>(t, c, count);
+    case MCOLL_PROD: return ll_reduce_if<D, MCOLL_PROD>(t, c, count);
+    case MCOLL_MIN: return ll_reduce_if<D, MCOLL_MIN>(t, c, count);
+    case MCOLL_MAX: return ll_reduce_if<D, MCOLL_MAX>(t, c, count);
+    case MCOLL_BAND: return ll_reduce_if<D, MCOLL_BAND>(t, c, count);
+    case MCOLL_BOR: return ll_reduce_if<D, MCOLL_BOR>(t, c, count);
+    case MCOLL_BXOR: return ll_reduce_if<D, MCOLL_BXOR>(t, c, count);
+    case MCOLL_LAND: return ll_reduce_if<D, MCOLL_LAND>(t, c, count);
+    case MCOLL_LOR: return ll_reduce_if<D, MCOLL_LOR>(t, c, count);
+    case MCOLL_LXOR: return ll_reduce_if<D, MCOLL_LXOR>(t, c, count);
+    case MCOLL_MINLOC: return ll_reduce_if<D, MCOLL_MINLOC>(t, c, count);
+    case MCOLL_MAXLOC: return ll_reduce_if<D, MCOLL_MAXLOC>(t, c, count);
+    default: return false;
+    }
+}
+
+/* The reduction of one call, the datatype and op chosen at run time (the resident kernel takes
+ * any of them); the host checked that the pair is supported. */
+__device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count);
+
+/* One LL call by the whole block; `count` is this call's number. */
+__device__ __forceinline__ void ll_run(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    ll_push(t, c, count);
+    __syncthreads(); /* in place: every input pack is read before any output is written */
+    const bool reduces =
+        c.kind == MCOLL_LL_ALLREDUCE || c.kind == MCOLL_LL_REDUCE_SCATTER || (c.kind == MCOLL_LL_REDUCE && t.rank == c.root);
+    if (reduces) ll_receive_reduction(t, c, count);
+    else if (c.kind != MCOLL_LL_REDUCE) ll_receive_data(t, c, count);
+    ll_release(t, c, count);
+}
+
+} // namespace mcoll
+#endif /* MCOLL_LL_CUH */

@@ -1,0 +1,121 @@
+/* The LL protocol's kernels: one call per launch, or the resident kernel that takes calls from a
+ * ring in host memory until it is told to end or has been idle (launch.h, mcoll_ring). */
+#include "launch_common.cuh"
+#include "ll.cuh"
+
+namespace mcoll {
+
+__device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+    switch (c.dtype) {
+#define MCOLL_LL_DTYPE(D) \
+    case D: ll_reduce_op<D>(t, c, count); break;
+    MCOLL_LL_DTYPE(MCOLL_F32) MCOLL_LL_DTYPE(MCOLL_F64) MCOLL_LL_DTYPE(MCOLL_F16) MCOLL_LL_DTYPE(MCOLL_BF16)
+    MCOLL_LL_DTYPE(MCOLL_I32) MCOLL_LL_DTYPE(MCOLL_U32) MCOLL_LL_DTYPE(MCOLL_I64) MCOLL_LL_DTYPE(MCOLL_U64)
+    MCOLL_LL_DTYPE(MCOLL_I8) MCOLL_LL_DTYPE(MCOLL_U8) MCOLL_LL_DTYPE(MCOLL_I16) MCOLL_LL_DTYPE(MCOLL_U16)
+    MCOLL_LL_DTYPE(MCOLL_BYTE) MCOLL_LL_DTYPE(MCOLL_BOOL) MCOLL_LL_DTYPE(MCOLL_CF32) MCOLL_LL_DTYPE(MCOLL_CF64)
+    MCOLL_LL_DTYPE(MCOLL_F32_I32) MCOLL_LL_DTYPE(MCOLL_F64_I32) MCOLL_LL_DTYPE(MCOLL_I64_I32)
+    MCOLL_LL_DTYPE(MCOLL_I32_I32) MCOLL_LL_DTYPE(MCOLL_I16_I32)
+#undef MCOLL_LL_DTYPE
+    default: break;
+    }
+}
+
+__global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__ mcoll_dev_team t,
+                                                         const __grid_constant__ mcoll_ll_call c) {
+    LLCtrl *own = ll_ctrl(t, t.rank);
+    const uint64_t count = own->count + 1;
+    ll_run(t, c, count);
+    if (threadIdx.x == 0) own->count = count;
+}
+
+/* Polls of an idle ring between two looks at the clock and the abort flag. */
+constexpr uint32_t kRingPollsPerCheck = 32;
+
+/* What the resident kernel does next. */
+enum RingStep { kRingStop = 0, kRingRun = 1, kRingExit = 2 };
+
+/* Thread 0 waits for the next call: kRingRun (in *out), kRingExit (an EXIT call), kRingStop
+ * (idle for idle_ns, or the abort flag). */
+__device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r, uint64_t done, uint64_t idle_ns,
+                                         mcoll_ll_call *out) {
+    const uint64_t since = globaltimer_ns();
+    for (uint32_t polls = 1;; polls++) {
+        if (ld_acquire_sys_u64((const uint64_t *)&r->posted) > done) {
+            const volatile mcoll_ll_call *c = &r->call[done % MCOLL_RING_SLOTS];
+            out->kind = c->kind;
+            out->dtype = c->dtype;
+            out->op = c->op;
+            out->root = c->root;
+            out->send = c->send;
+            out->recv = c->recv;
+            out->bytes = c->bytes;
+            return out->kind == MCOLL_LL_EXIT ? kRingExit : kRingRun;
+        }
+        if (polls % kRingPollsPerCheck == 0) {
+            if (t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) return kRingStop;
+            if (globaltimer_ns() - since > idle_ns) return kRingStop;
+        }
+    }
+}
+
+__global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_constant__ mcoll_dev_team t,
+                                                               mcoll_ring *r, uint64_t generation, uint64_t idle_ns) {
+    __shared__ mcoll_ll_call call;
+    __shared__ int step;
+    LLCtrl *own = ll_ctrl(t, t.rank);
+    uint64_t count = own->count;
+    uint64_t done = ld_acquire_sys_u64((const uint64_t *)&r->done);
+    for (;;) {
+        __syncthreads(); /* every thread is done with the last call */
+        if (threadIdx.x == 0) step = ring_next(t, r, done, idle_ns, &call);
+        __syncthreads();
+        if (step != kRingRun) break;
+        ll_run(t, call, ++count);
+        done++;
+        if (threadIdx.x == 0) {
+            own->count = count;
+            /* Results and count first: the host returns the call once it sees `done`. */
+            __threadfence_system();
+            st_release_sys_u64((uint64_t *)&r->done, done);
+        }
+    }
+    if (threadIdx.x == 0) {
+        if (step == kRingExit) done++; /* an EXIT is a call too: the host counted it posted */
+        __threadfence_system();
+        st_release_sys_u64((uint64_t *)&r->done, done);
+        st_release_sys_u64((uint64_t *)&r->exited, generation);
+    }
+}
+
+} // namespace mcoll
+
+using namespace mcoll;
+
+extern "C" int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_call *c) {
+    if (!team_ok(team) || !c || c->bytes > team->ll_max || c->bytes > mcoll_ll_capacity(team->size)) return 0;
+    switch (c->kind) {
+    case MCOLL_LL_ALLREDUCE: case MCOLL_LL_REDUCE_SCATTER:
+        return reduce_supported((mcoll_dtype)c->dtype, (mcoll_op)c->op);
+    case MCOLL_LL_REDUCE:
+        return c->root >= 0 && c->root < team->size && reduce_supported((mcoll_dtype)c->dtype, (mcoll_op)c->op);
+    case MCOLL_LL_BCAST:
+        return c->root >= 0 && c->root < team->size;
+    case MCOLL_LL_ALLGATHER: case MCOLL_LL_BARRIER:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream) {
+    if (!mcoll_ll_supported(team, call)) return MCOLL_LAUNCH_UNSUPPORTED;
+    ll_kernel<<<1, kThreads, 0, (cudaStream_t)stream>>>(*team, *call);
+    return check_launch();
+}
+
+extern "C" int mcoll_launch_resident(const mcoll_dev_team *team, mcoll_ring *ring, uint64_t generation,
+                                     uint64_t idle_ns, void *stream) {
+    if (!team_ok(team) || !ring) return MCOLL_LAUNCH_UNSUPPORTED;
+    resident_kernel<<<1, kThreads, 0, (cudaStream_t)stream>>>(*team, ring, generation, idle_ns);
+    return check_launch();
+}

@@ -1,0 +1,118 @@
+/* The resident kernel's host side (resident.h): the ring, the kernel's (re)launch, the wait. */
+#include <string.h>
+#include "checks.h"
+#include "comm_internal.h"
+#include "config.h"
+#include "resident.h"
+
+/* Ring and stream on first use; a failure turns the resident kernel off for the communicator. */
+static int ready(mcoll_comm *comm)
+{
+    mcoll_resident *r = &comm->resident;
+    void *host = NULL;
+    CUdeviceptr device = 0;
+    if (r->ring) return 1;
+    if (r->unusable) return 0;
+    r->unusable = 1;
+    if (mcoll_cu.cuMemHostAlloc(&host, sizeof(mcoll_ring), CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) !=
+        CUDA_SUCCESS)
+        return 0;
+    memset(host, 0, sizeof(mcoll_ring));
+    if (mcoll_cu.cuMemHostGetDevicePointer(&device, host, 0) != CUDA_SUCCESS ||
+        mcoll_cu.cuStreamCreate(&r->stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+        CU_WARN(cuMemFreeHost(host));
+        MCOLL_INFO("no resident kernel for this communicator: its ring or stream could not be made");
+        return 0;
+    }
+    r->ring = host;
+    r->ring_device = (mcoll_ring *)(uintptr_t)device;
+    r->unusable = 0;
+    return 1;
+}
+
+static uint64_t load(volatile uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+static void post(mcoll_resident *r, const mcoll_ll_call *call)
+{
+    r->ring->call[r->posted % MCOLL_RING_SLOTS] = *call;
+    __atomic_store_n(&r->ring->posted, ++r->posted, __ATOMIC_RELEASE);
+}
+
+static int launch(mcoll_comm *comm)
+{
+    mcoll_resident *r = &comm->resident;
+    const uint64_t idle_ns = (uint64_t)mcoll_settings_get()->resident_idle_us * 1000;
+    int status = mcoll_launch_resident(&comm->team->dev, r->ring_device, ++r->generation, idle_ns, r->stream);
+    if (status != MCOLL_LAUNCH_OK) {
+        (void)mcoll_comm_launched(status, "resident");
+        return 0;
+    }
+    r->running = 1;
+    return 1;
+}
+
+/* Until the kernel has done call `n`; started again when it ended (idle) before reaching it. */
+static mcoll_result wait_done(mcoll_comm *comm, uint64_t n)
+{
+    mcoll_resident *r = &comm->resident;
+    mcoll_watch *watch = &comm->team->watch;
+    mcoll_result rc = MCOLL_SUCCESS;
+    mcoll_watch_call_begin(watch);
+    while (load(&r->ring->done) < n) {
+        if (mcoll_watch_aborted(watch)) {
+            rc = MCOLL_ERR_ABORTED;
+            break;
+        }
+        if (load(&r->ring->exited) == r->generation && load(&r->ring->done) < n && !launch(comm)) {
+            rc = MCOLL_ERR_CUDA;
+            break;
+        }
+    }
+    mcoll_watch_call_end(watch);
+    if (rc != MCOLL_SUCCESS) {
+        /* What was posted will never be done: forget it, and launch from now on. */
+        r->running = 0;
+        r->unusable = 1;
+    }
+    return rc;
+}
+
+int mcoll_resident_run(mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result *rc)
+{
+    mcoll_resident *r = &comm->resident;
+    if (!mcoll_settings_get()->resident || r->unusable || !mcoll_ll_supported(&comm->team->dev, call)) return 0;
+    if (mcoll_comm_enter_context(comm) != MCOLL_SUCCESS || !ready(comm)) return 0;
+    /* MPI's users may count on a call seeing what they enqueued on the legacy default stream
+     * before it; the launched kernels, on the team's blocking stream, honour that by design. */
+    if (mcoll_cu.cuStreamQuery(CU_STREAM_LEGACY) != CUDA_SUCCESS) return 0;
+    if (!r->running) {
+        /* Calls launched on the team's stream come before this one. */
+        if (mcoll_cu.cuStreamQuery(comm->team->stream) != CUDA_SUCCESS) return 0;
+        if (!launch(comm)) return 0;
+    }
+    post(r, call);
+    *rc = wait_done(comm, r->posted);
+    return 1;
+}
+
+void mcoll_resident_quiesce(mcoll_comm *comm)
+{
+    mcoll_resident *r = &comm->resident;
+    mcoll_ll_call end;
+    if (!r->running) return;
+    memset(&end, 0, sizeof end);
+    end.kind = MCOLL_LL_EXIT;
+    post(r, &end);
+    r->running = 0;
+}
+
+void mcoll_resident_free(mcoll_comm *comm)
+{
+    mcoll_resident *r = &comm->resident;
+    if (!r->ring) return;
+    mcoll_resident_quiesce(comm);
+    if (mcoll_comm_enter_context(comm) == MCOLL_SUCCESS) CU_WARN(cuStreamSynchronize(r->stream));
+    CU_WARN(cuStreamDestroy(r->stream));
+    CU_WARN(cuMemFreeHost(r->ring));
+    memset(r, 0, sizeof *r);
+}
