@@ -5,16 +5,17 @@
  * there when the flag is (an 8-byte store is never seen in part), and reduces or copies it out.
  *
  * Calls alternate between two parities of slots. A sender may write a slot again only once its
- * receiver has read what the slot held: the receiver says so in the sender's control block
- * (consumed), and the sender checks before it writes (pushed). For calls where every rank
- * sends to every rank, the check always passes (the receiver's next payload proves it); it
- * matters for reduce and bcast, where the senders could run ahead.
+ * receiver has read what the slot held. When the receiver has written to the sender since
+ * (heard), it had finished that call before, and the sender goes on at once; otherwise (reduce
+ * and bcast, where senders could run ahead) it waits for the receiver's word in its control
+ * block (consumed). Every step spreads over the threads: one thread per (peer, pack).
  *
  * The call count lives in the rank's control block in device memory, so captured graphs can be
  * replayed, and a launched kernel and the resident kernel continue one sequence. */
 #ifndef MCOLL_LL_CUH
 #define MCOLL_LL_CUH
 
+#include "access.cuh"
 #include "barrier.cuh"
 #include "copy.cuh"
 #include "dtype_table.cuh"
@@ -27,6 +28,7 @@ namespace mcoll {
 struct LLCtrl {
     uint64_t count;                             /* LL calls this rank has made */
     uint64_t pushed[2][MCOLL_MAX_RANKS];        /* per parity: the call that last wrote to peer q */
+    uint64_t heard[MCOLL_MAX_RANKS];            /* the call in which peer q last wrote to us */
     uint64_t consumed[2][MCOLL_MAX_RANKS];      /* written by peer q: the call of ours it last read */
 };
 static_assert(sizeof(LLCtrl) <= MCOLL_LL_CTRL_BYTES, "the LL control block outgrew its place");
@@ -89,67 +91,90 @@ __device__ __forceinline__ unsigned ll_packs(const mcoll_ll_call &c) {
     return c.bytes ? packs_of(c.bytes) : 1;
 }
 
-/* Every rank's payload into its receivers' slots, after checking that they read the last call
- * of this parity. */
+/* Every rank's payload into its receivers' slots, once they have read the last call of this
+ * parity. Thread q first settles peer q; then item k is pack k % np for peer k / np. */
 __device__ __forceinline__ void ll_push(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
     LLCtrl *own = ll_ctrl(t, t.rank);
     const int x = (int)(count & 1);
     const uint32_t f = ll_flag(count);
-    if ((int)threadIdx.x < t.size && ll_sends_to(c, t.rank, threadIdx.x)) {
-        const uint64_t last = own->pushed[x][threadIdx.x];
-        uint32_t polls = 0;
-        while (last && ld_acquire_sys_u64(&own->consumed[x][threadIdx.x]) != last)
-            if (++polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) break;
+    const int q0 = threadIdx.x;
+    if (q0 < t.size && ll_sends_to(c, t.rank, q0)) {
+        const uint64_t last = own->pushed[x][q0];
+        if (last && own->heard[q0] <= last) {
+            uint32_t polls = 0;
+            while (ld_acquire_sys_u64(&own->consumed[x][q0]) != last)
+                if (++polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) break;
+        }
     }
     __syncthreads();
     const unsigned np = ll_packs(c);
     const bool per_peer = c.kind == MCOLL_LL_REDUCE_SCATTER;
-    for (unsigned i = threadIdx.x; i < np; i += kThreads) {
+    for (unsigned k = threadIdx.x; k < np * (unsigned)t.size; k += kThreads) {
+        const unsigned i = k % np;
+        const int q = (int)(k / np);
+        if (!ll_sends_to(c, t.rank, q)) continue;
         uint4 v = make_uint4(0, 0, 0, 0);
-        if (c.bytes && !per_peer) v = ld_user((const char *)c.send, c.bytes, i);
-        for (int k = 0; k < t.size; k++) {
-            const int q = t.rank + k < t.size ? t.rank + k : t.rank + k - t.size;
-            if (!ll_sends_to(c, t.rank, q)) continue;
-            if (per_peer) v = ld_user((const char *)c.send + (size_t)q * c.bytes, c.bytes, i);
-            ll_put(ll_slot(t, q, count, t.rank), i, v, f);
-        }
+        if (c.bytes) v = ld_user((const char *)c.send + (per_peer ? (size_t)q * c.bytes : 0), c.bytes, i);
+        ll_put(ll_slot(t, q, count, t.rank), i, v, f);
     }
-    if ((int)threadIdx.x < t.size && ll_sends_to(c, t.rank, threadIdx.x)) own->pushed[x][threadIdx.x] = count;
+    if (q0 < t.size && ll_sends_to(c, t.rank, q0)) own->pushed[x][q0] = count;
 }
 
-/* After every thread has read its slots: tell their senders. */
+/* After every thread has read its slots: note whom we heard from, and tell them. */
 __device__ __forceinline__ void ll_release(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
     __syncthreads();
     const int p = threadIdx.x;
     if (p < t.size && ll_receives_from(c, t.rank, p)) {
-        __threadfence_system();
+        ll_ctrl(t, t.rank)->heard[p] = count;
         st_release_sys_u64(&ll_ctrl(t, p)->consumed[count & 1][t.rank], count);
+    }
+}
+
+/* Wait, spread over the threads, until every line this rank receives carries the call's flag;
+ * `use` gets each pack as it arrives (the calls that only move data store it at once). */
+template <class Use>
+__device__ __forceinline__ void ll_arrive(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count, Use use) {
+    const uint32_t f = ll_flag(count);
+    const unsigned np = ll_packs(c);
+    for (unsigned k = threadIdx.x; k < np * (unsigned)t.size; k += kThreads) {
+        const unsigned i = k % np;
+        const int p = (int)(k / np);
+        if (ll_receives_from(c, t.rank, p)) use(p, i, ll_get(t, ll_slot(t, t.rank, count, p), i, f));
     }
 }
 
 /* The receiving side of the calls that move data without reducing it. */
 __device__ __forceinline__ void ll_receive_data(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
-    const uint32_t f = ll_flag(count);
-    const unsigned np = ll_packs(c);
-    for (int p = 0; p < t.size; p++) {
-        if (!ll_receives_from(c, t.rank, p)) continue;
-        const char *slot = ll_slot(t, t.rank, count, p);
+    ll_arrive(t, c, count, [&](int p, unsigned i, uint4 v) {
+        if (c.kind == MCOLL_LL_BARRIER) return;
         char *out = (char *)c.recv + (c.kind == MCOLL_LL_ALLGATHER ? (size_t)p * c.bytes : 0);
-        for (unsigned i = threadIdx.x; i < np; i += kThreads) {
-            const uint4 v = ll_get(t, slot, i, f);
-            if (c.kind != MCOLL_LL_BARRIER) st_user(out, c.bytes, i, v);
-        }
-    }
+        st_user(out, c.bytes, i, v);
+    });
 }
 
 /* The receiving side of the reductions: every rank's payload combined in rank order, so that
  * every rank computes bitwise the same result. */
 template <class K>
 __device__ __noinline__ void ll_receive_reduced(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
-    const uint32_t f = ll_flag(count);
+    /* Every line there first (in parallel), then each pack from every rank at once. */
+    ll_arrive(t, c, count, [](int, unsigned, uint4) {});
+    __syncthreads();
+    constexpr int kBatch = Unicast::kBatch;
     for (unsigned i = threadIdx.x; i < packs_of(c.bytes); i += kThreads) {
         Acc<K> acc = identity<K>();
-        for (int p = 0; p < t.size; p++) combine<K>(acc, widen<K>(ll_get(t, ll_slot(t, t.rank, count, p), i, f)));
+        for (int base = 0; base < t.size; base += kBatch) {
+            uint4 a[kBatch], b[kBatch];
+#pragma unroll
+            for (int j = 0; j < kBatch; j++)
+                if (base + j < t.size) {
+                    const char *line = ll_slot(t, t.rank, count, base + j) + (size_t)i * 32;
+                    a[j] = ld_volatile_v4(line);
+                    b[j] = ld_volatile_v4(line + 16);
+                }
+#pragma unroll
+            for (int j = 0; j < kBatch; j++)
+                if (base + j < t.size) combine<K>(acc, widen<K>(make_uint4(a[j].x, a[j].z, b[j].x, b[j].z)));
+        }
         st_user((char *)c.recv, c.bytes, i, narrow<K>(acc));
     }
 }

@@ -30,6 +30,16 @@ static int ready(mcoll_comm *comm)
     return 1;
 }
 
+/* Events worth one INFO line per communicator. */
+enum { SAID_STARTED = 1, SAID_LEGACY_BUSY = 2, SAID_TEAM_BUSY = 4 };
+
+static void say_once(mcoll_resident *r, unsigned what, const char *text)
+{
+    if (r->said & what) return;
+    r->said |= what;
+    MCOLL_INFO("resident kernel: %s", text);
+}
+
 static uint64_t load(volatile uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
 static void post(mcoll_resident *r, const mcoll_ll_call *call)
@@ -48,6 +58,8 @@ static int launch(mcoll_comm *comm)
         return 0;
     }
     r->running = 1;
+    say_once(r, SAID_STARTED, "started; blocking LL calls through MPI run there");
+    MCOLL_TRACE("resident kernel: generation %llu launched", (unsigned long long)r->generation);
     return 1;
 }
 
@@ -84,10 +96,16 @@ int mcoll_resident_run(mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result
     if (mcoll_comm_enter_context(comm) != MCOLL_SUCCESS || !ready(comm)) return 0;
     /* MPI's users may count on a call seeing what they enqueued on the legacy default stream
      * before it; the launched kernels, on the team's blocking stream, honour that by design. */
-    if (mcoll_cu.cuStreamQuery(CU_STREAM_LEGACY) != CUDA_SUCCESS) return 0;
+    if (mcoll_cu.cuStreamQuery(CU_STREAM_LEGACY) != CUDA_SUCCESS) {
+        say_once(r, SAID_LEGACY_BUSY, "the legacy default stream had work queued: that call was launched after it");
+        return 0;
+    }
     if (!r->running) {
         /* Calls launched on the team's stream come before this one. */
-        if (mcoll_cu.cuStreamQuery(comm->team->stream) != CUDA_SUCCESS) return 0;
+        if (mcoll_cu.cuStreamQuery(comm->team->stream) != CUDA_SUCCESS) {
+            say_once(r, SAID_TEAM_BUSY, "calls were still running on the team's stream: that call was launched after them");
+            return 0;
+        }
         if (!launch(comm)) return 0;
     }
     post(r, call);

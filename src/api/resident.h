@@ -24,6 +24,7 @@ typedef struct mcoll_resident {
     uint64_t generation;         /* of the kernel launched last (0: none yet) */
     int running;                 /* launched, and neither told to end nor seen ended */
     int unusable;                /* setting up failed once: calls are launched instead */
+    unsigned said;               /* INFO lines already given (one per kind of event) */
 } mcoll_resident;
 
 /* Runs `call` in the resident kernel and waits for it: 1 when it took the call (*rc is the

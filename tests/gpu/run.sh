@@ -30,6 +30,11 @@
 #   paths      gpu_mpi -q at NP 2 on OSU's default (allreduce of MPI_CHAR with MPI_SUM) and the
 #              block collectives and scans, MCOLL_DEBUG=INFO: must pass, and the log must show
 #              each of them taking the engine path
+#   ll         the LL protocol on (MCOLL_LL_MAX=64K; off by default) at each NP: gpu_native and
+#              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
+#              calls in the resident kernel, interleaved with launched ones), and gpu_mpi with
+#              MCOLL_RESIDENT_IDLE_US=1 (the resident kernel ends after nearly every call and is
+#              started again); the MPI runs must log that the resident kernel started
 #   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
 #              between), every collective and root, odd counts, against host results; the
@@ -99,8 +104,8 @@
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -467,6 +472,11 @@ run_step() {
             key="$key; every call on the engine"
         fi
     fi
+    if [ "${step%%-*}" = ll ] && [ "$result" = PASS ] && [ "$step" != ll-native ] && [ "$step" != ll-stream ]; then
+        n=$(grep -c 'resident kernel: started' "$log")
+        if [ "$n" -gt 0 ]; then key="$key; resident kernel started on $n ranks"
+        else result=FAIL; key="the resident kernel never started; $key"; fi
+    fi
     if [ "${step%%-*}" = hier ] && [ "$result" = PASS ]; then
         n=$(grep -c ': hier (' "$log")
         if [ "$n" -gt 0 ]; then key="$key; $n hierarchical decisions logged"
@@ -531,6 +541,8 @@ mpi_cmd() {
     if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
     if [ -n "${MCOLL_TEST_EMULATE_MULTIMEM-}" ]; then MPI+=(-x "MCOLL_TEST_EMULATE_MULTIMEM=$MCOLL_TEST_EMULATE_MULTIMEM"); fi
     if [ -n "${MCOLL_DOMAIN_SIZE-}" ]; then MPI+=(-x "MCOLL_DOMAIN_SIZE=$MCOLL_DOMAIN_SIZE"); fi
+    if [ -n "${MCOLL_LL_MAX-}" ]; then MPI+=(-x "MCOLL_LL_MAX=$MCOLL_LL_MAX"); fi
+    if [ -n "${MCOLL_RESIDENT_IDLE_US-}" ]; then MPI+=(-x "MCOLL_RESIDENT_IDLE_US=$MCOLL_RESIDENT_IDLE_US"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -578,10 +590,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors memory split emulation staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|memory|emulation|soak) nps=$NPS ;;
+            native|stream|mpi|errors|memory|emulation|ll|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             hier) nps=4 ;;
             bench) nps=$largest ;;
@@ -629,6 +641,17 @@ if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
 fi
+# The LL protocol and the resident kernel, which are off by default (MCOLL_LL_MAX=0).
+if selected ll; then
+    for np in $NPS; do
+        MCOLL_LL_MAX=64K gpu_step ll-native "$np" "$BUILD/tests/gpu/gpu_native" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_LL_MAX=64K gpu_step ll-stream "$np" "$BUILD/tests/gpu/gpu_stream" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_LL_MAX=64K MCOLL_DEBUG=INFO gpu_step ll-mpi "$np" "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_LL_MAX=64K MCOLL_DEBUG=INFO gpu_step ll-nonblocking "$np" "$BUILD/tests/gpu/gpu_nonblocking" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_LL_MAX=64K MCOLL_RESIDENT_IDLE_US=1 MCOLL_DEBUG=INFO gpu_step ll-relaunch "$np" "$BUILD/tests/gpu/gpu_mpi" -q
+    done
+fi
+
 if selected paths; then
     # The decision's path, read from the INFO lines: OSU's default datatype (MPI_CHAR, MPI_SUM)
     # and every collective that has an engine must run on it.
