@@ -70,6 +70,9 @@ __device__ __forceinline__ uint4 ll_get(const mcoll_dev_team &t, const char *slo
     return make_uint4(a.x, a.z, b.x, b.z);
 }
 
+/* Packs (from every rank together) a reduction keeps in shared memory between poll and sum. */
+constexpr unsigned kLLStashPacks = 1024;
+
 __device__ __forceinline__ bool ll_sends_to(const mcoll_ll_call &c, int rank, int q) {
     switch (c.kind) {
     case MCOLL_LL_REDUCE: return q == c.root;
@@ -99,8 +102,10 @@ __device__ __forceinline__ void ll_push(const mcoll_dev_team &t, const mcoll_ll_
     const uint32_t f = ll_flag(count);
     const int q0 = threadIdx.x;
     if (q0 < t.size && ll_sends_to(c, t.rank, q0)) {
-        const uint64_t last = own->pushed[x][q0];
-        if (last && own->heard[q0] <= last) {
+        /* Independent loads, issued together. */
+        const uint64_t p0 = own->pushed[0][q0], p1 = own->pushed[1][q0], heard = own->heard[q0];
+        const uint64_t last = x ? p1 : p0;
+        if (last && heard <= last) {
             uint32_t polls = 0;
             while (ld_acquire_sys_u64(&own->consumed[x][q0]) != last)
                 if (++polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) break;
@@ -120,13 +125,15 @@ __device__ __forceinline__ void ll_push(const mcoll_dev_team &t, const mcoll_ll_
     if (q0 < t.size && ll_sends_to(c, t.rank, q0)) own->pushed[x][q0] = count;
 }
 
-/* After every thread has read its slots: note whom we heard from, and tell them. */
+/* After every thread has read its slots: note whom we heard from, and tell them. No fence:
+ * what the word announces is that reads have completed (their values are used before the
+ * block's barrier), and a later store cannot change what a completed read returned. */
 __device__ __forceinline__ void ll_release(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
     __syncthreads();
     const int p = threadIdx.x;
     if (p < t.size && ll_receives_from(c, t.rank, p)) {
         ll_ctrl(t, t.rank)->heard[p] = count;
-        st_release_sys_u64(&ll_ctrl(t, p)->consumed[count & 1][t.rank], count);
+        *(volatile uint64_t *)&ll_ctrl(t, p)->consumed[count & 1][t.rank] = count;
     }
 }
 
@@ -155,10 +162,24 @@ __device__ __forceinline__ void ll_receive_data(const mcoll_dev_team &t, const m
 /* The receiving side of the reductions: every rank's payload combined in rank order, so that
  * every rank computes bitwise the same result. */
 template <class K>
-__device__ __noinline__ void ll_receive_reduced(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
-    /* Every line there first (in parallel), then each pack from every rank at once. */
-    ll_arrive(t, c, count, [](int, unsigned, uint4) {});
+__device__ __noinline__ void ll_receive_reduced(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+                                                uint4 *stash) {
+    /* Every line there first (in parallel), then each pack from every rank at once; small
+     * calls keep what the polls read in shared memory rather than load it again. */
+    const unsigned np = packs_of(c.bytes);
+    const bool stashed = np * (unsigned)t.size <= kLLStashPacks;
+    ll_arrive(t, c, count, [&](int p, unsigned i, uint4 v) {
+        if (stashed) stash[(unsigned)p * np + i] = v;
+    });
     __syncthreads();
+    if (stashed) {
+        for (unsigned i = threadIdx.x; i < np; i += kThreads) {
+            Acc<K> acc = identity<K>();
+            for (int p = 0; p < t.size; p++) combine<K>(acc, widen<K>(stash[(unsigned)p * np + i]));
+            st_user((char *)c.recv, c.bytes, i, narrow<K>(acc));
+        }
+        return;
+    }
     constexpr int kBatch = Unicast::kBatch;
     for (unsigned i = threadIdx.x; i < packs_of(c.bytes); i += kThreads) {
         Acc<K> acc = identity<K>();
@@ -185,9 +206,10 @@ template <mcoll_dtype D, mcoll_op O> struct Reducible {
 };
 
 template <mcoll_dtype D, mcoll_op O>
-__device__ __forceinline__ bool ll_reduce_if(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+__device__ __forceinline__ bool ll_reduce_if(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+                                             uint4 *stash) {
     if constexpr (Reducible<D, O>::value) {
-        ll_receive_reduced<typename KindOf<D, O>::type>(t, c, count);
+        ll_receive_reduced<typename KindOf<D, O>::type>(t, c, count, stash);
         return true;
     } else {
         return false;
@@ -195,35 +217,38 @@ __device__ __forceinline__ bool ll_reduce_if(const mcoll_dev_team &t, const mcol
 }
 
 template <mcoll_dtype D>
-__device__ __forceinline__ bool ll_reduce_op(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+__device__ __forceinline__ bool ll_reduce_op(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+                                             uint4 *stash) {
     switch (c.op) {
-    case MCOLL_SUM: return ll_reduce_if<D, MCOLL_SUM>(t, c, count);
-    case MCOLL_PROD: return ll_reduce_if<D, MCOLL_PROD>(t, c, count);
-    case MCOLL_MIN: return ll_reduce_if<D, MCOLL_MIN>(t, c, count);
-    case MCOLL_MAX: return ll_reduce_if<D, MCOLL_MAX>(t, c, count);
-    case MCOLL_BAND: return ll_reduce_if<D, MCOLL_BAND>(t, c, count);
-    case MCOLL_BOR: return ll_reduce_if<D, MCOLL_BOR>(t, c, count);
-    case MCOLL_BXOR: return ll_reduce_if<D, MCOLL_BXOR>(t, c, count);
-    case MCOLL_LAND: return ll_reduce_if<D, MCOLL_LAND>(t, c, count);
-    case MCOLL_LOR: return ll_reduce_if<D, MCOLL_LOR>(t, c, count);
-    case MCOLL_LXOR: return ll_reduce_if<D, MCOLL_LXOR>(t, c, count);
-    case MCOLL_MINLOC: return ll_reduce_if<D, MCOLL_MINLOC>(t, c, count);
-    case MCOLL_MAXLOC: return ll_reduce_if<D, MCOLL_MAXLOC>(t, c, count);
+    case MCOLL_SUM: return ll_reduce_if<D, MCOLL_SUM>(t, c, count, stash);
+    case MCOLL_PROD: return ll_reduce_if<D, MCOLL_PROD>(t, c, count, stash);
+    case MCOLL_MIN: return ll_reduce_if<D, MCOLL_MIN>(t, c, count, stash);
+    case MCOLL_MAX: return ll_reduce_if<D, MCOLL_MAX>(t, c, count, stash);
+    case MCOLL_BAND: return ll_reduce_if<D, MCOLL_BAND>(t, c, count, stash);
+    case MCOLL_BOR: return ll_reduce_if<D, MCOLL_BOR>(t, c, count, stash);
+    case MCOLL_BXOR: return ll_reduce_if<D, MCOLL_BXOR>(t, c, count, stash);
+    case MCOLL_LAND: return ll_reduce_if<D, MCOLL_LAND>(t, c, count, stash);
+    case MCOLL_LOR: return ll_reduce_if<D, MCOLL_LOR>(t, c, count, stash);
+    case MCOLL_LXOR: return ll_reduce_if<D, MCOLL_LXOR>(t, c, count, stash);
+    case MCOLL_MINLOC: return ll_reduce_if<D, MCOLL_MINLOC>(t, c, count, stash);
+    case MCOLL_MAXLOC: return ll_reduce_if<D, MCOLL_MAXLOC>(t, c, count, stash);
     default: return false;
     }
 }
 
 /* The reduction of one call, the datatype and op chosen at run time (the resident kernel takes
  * any of them); the host checked that the pair is supported. */
-__device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count);
+__device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+                                                  uint4 *stash);
 
-/* One LL call by the whole block; `count` is this call's number. */
-__device__ __forceinline__ void ll_run(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+/* One LL call by the whole block; `count` is this call's number, `stash` the block's shared
+ * memory of kLLStashPacks packs. */
+__device__ __forceinline__ void ll_run(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count, uint4 *stash) {
     ll_push(t, c, count);
     __syncthreads(); /* in place: every input pack is read before any output is written */
     const bool reduces =
         c.kind == MCOLL_LL_ALLREDUCE || c.kind == MCOLL_LL_REDUCE_SCATTER || (c.kind == MCOLL_LL_REDUCE && t.rank == c.root);
-    if (reduces) ll_receive_reduction(t, c, count);
+    if (reduces) ll_receive_reduction(t, c, count, stash);
     else if (c.kind != MCOLL_LL_REDUCE) ll_receive_data(t, c, count);
     ll_release(t, c, count);
 }

@@ -5,10 +5,11 @@
 
 namespace mcoll {
 
-__device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count) {
+__device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+                                                  uint4 *stash) {
     switch (c.dtype) {
 #define MCOLL_LL_DTYPE(D) \
-    case D: ll_reduce_op<D>(t, c, count); break;
+    case D: ll_reduce_op<D>(t, c, count, stash); break;
     MCOLL_LL_DTYPE(MCOLL_F32) MCOLL_LL_DTYPE(MCOLL_F64) MCOLL_LL_DTYPE(MCOLL_F16) MCOLL_LL_DTYPE(MCOLL_BF16)
     MCOLL_LL_DTYPE(MCOLL_I32) MCOLL_LL_DTYPE(MCOLL_U32) MCOLL_LL_DTYPE(MCOLL_I64) MCOLL_LL_DTYPE(MCOLL_U64)
     MCOLL_LL_DTYPE(MCOLL_I8) MCOLL_LL_DTYPE(MCOLL_U8) MCOLL_LL_DTYPE(MCOLL_I16) MCOLL_LL_DTYPE(MCOLL_U16)
@@ -22,9 +23,10 @@ __device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const
 
 __global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__ mcoll_dev_team t,
                                                          const __grid_constant__ mcoll_ll_call c) {
+    __shared__ uint4 stash[kLLStashPacks];
     LLCtrl *own = ll_ctrl(t, t.rank);
     const uint64_t count = own->count + 1;
-    ll_run(t, c, count);
+    ll_run(t, c, count, stash);
     if (threadIdx.x == 0) own->count = count;
 }
 
@@ -62,6 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_cons
                                                                mcoll_ring *r, uint64_t generation, uint64_t idle_ns) {
     __shared__ mcoll_ll_call call;
     __shared__ int step;
+    __shared__ uint4 stash[kLLStashPacks];
     LLCtrl *own = ll_ctrl(t, t.rank);
     uint64_t count = own->count;
     uint64_t done = ld_acquire_sys_u64((const uint64_t *)&r->done);
@@ -70,12 +73,12 @@ __global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_cons
         if (threadIdx.x == 0) step = ring_next(t, r, done, idle_ns, &call);
         __syncthreads();
         if (step != kRingRun) break;
-        ll_run(t, call, ++count);
+        ll_run(t, call, ++count, stash);
         done++;
         if (threadIdx.x == 0) {
             own->count = count;
-            /* Results and count first: the host returns the call once it sees `done`. */
-            __threadfence_system();
+            /* Results and count first (the block's barrier in ll_run orders the other threads'
+             * stores before this release): the host returns the call once it sees `done`. */
             st_release_sys_u64((uint64_t *)&r->done, done);
         }
     }

@@ -18,6 +18,13 @@
  *   event create  cudaEventCreate + cudaEventDestroy of a timing-free event, host clock
  *   d2h 8 B       cudaMemcpy of 8 bytes device to pinned host (the staged path's first step)
  *   h2d 8 B       the same, host to device
+ *   ring echo     a kernel that stays resident, polling a word in mapped pinned memory and
+ *                 echoing each new value into another; the host writes one and spins until it
+ *                 comes back: the least a call to a resident kernel (no launch) can take
+ *   pointer attr  cuPointerGetAttribute(BUFFER_ID) of a device buffer, host clock: what
+ *                 confirming a cached buffer classification costs per buffer
+ *   stream query  cuStreamQuery of an idle stream, host clock
+ *   legacy query  cuStreamQuery(CU_STREAM_LEGACY) with nothing queued, host clock
  *
  * Each row: the median and the least of R repetitions of N calls, in microseconds per call.
  * Usage: mcoll-floors [-n N] [-r R] [-h]. Exit 0, 2 on bad usage, 77 without a GPU. */
@@ -46,6 +53,21 @@ __global__ void flag_kernel(volatile unsigned long long *flag, unsigned long lon
 {
     *flag = value;
     __threadfence_system();
+}
+
+/* Echoes every new value of *in into *out until it reads ~0 (host memory, both mapped). */
+__global__ void echo_kernel(volatile unsigned long long *in, volatile unsigned long long *out)
+{
+    unsigned long long seen = 0;
+    for (;;) {
+        unsigned long long v = *in;
+        if (v == ~0ull) return;
+        if (v != seen) {
+            seen = v;
+            *out = v;
+            __threadfence_system();
+        }
+    }
 }
 
 static double now_us()
@@ -156,6 +178,47 @@ static double time_copies(cudaStream_t s, int n, void *dev, void *host, cudaMemc
     return (now_us() - t0) / n;
 }
 
+/* Microseconds per round trip through a resident kernel, host clock. */
+static double time_echo(cudaStream_t s, int n, volatile unsigned long long *words, unsigned long long *dwords)
+{
+    words[0] = words[1] = 0;
+    echo_kernel<<<1, 1, 0, s>>>(dwords, dwords + 1);
+    for (unsigned long long v = 1; words[1] != v;) words[0] = v; /* the kernel is running */
+    double t0 = now_us();
+    for (unsigned long long v = 2; v < (unsigned long long)n + 2; v++) {
+        words[0] = v;
+        while (words[1] != v) {
+        }
+    }
+    double t = (now_us() - t0) / n;
+    words[0] = ~0ull;
+    CHECK(cudaStreamSynchronize(s));
+    return t;
+}
+
+enum query_kind { QUERY_POINTER, QUERY_STREAM, QUERY_LEGACY };
+
+/* Host microseconds per driver query. */
+static double time_queries(cudaStream_t s, int n, query_kind k, void *dev)
+{
+    CHECK(cudaStreamSynchronize(s));
+    double t0 = now_us();
+    for (int i = 0; i < n; i++) {
+        unsigned long long id = 0;
+        CUresult rc = CUDA_SUCCESS;
+        switch (k) {
+        case QUERY_POINTER: rc = cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)dev); break;
+        case QUERY_STREAM: rc = cuStreamQuery((CUstream)s); break;
+        case QUERY_LEGACY: rc = cuStreamQuery(CU_STREAM_LEGACY); break;
+        }
+        if (rc != CUDA_SUCCESS) {
+            fprintf(stderr, "mcoll-floors: driver query %d failed (%d)\n", (int)k, (int)rc);
+            exit(1);
+        }
+    }
+    return (now_us() - t0) / n;
+}
+
 static void print_row(const row &r)
 {
     std::vector<double> v = r.per_call;
@@ -212,7 +275,11 @@ int main(int argc, char **argv)
 
     row rows[] = {{"launch", {}}, {"graph", {}}, {"launch+sync", {}}, {"launch+query", {}},
                   {"launch+flag", {}}, {"launch+write", {}}, {"host launch", {}}, {"host event", {}},
-                  {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}};
+                  {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}, {"ring echo", {}},
+                  {"pointer attr", {}}, {"stream query", {}}, {"legacy query", {}}};
+    unsigned long long *hwords, *dwords;
+    CHECK(cudaHostAlloc((void **)&hwords, 2 * sizeof *hwords, cudaHostAllocMapped));
+    CHECK(cudaHostGetDevicePointer((void **)&dwords, hwords, 0));
     const int nrows = sizeof rows / sizeof rows[0];
     cudaEvent_t marker;
     CHECK(cudaEventCreateWithFlags(&marker, cudaEventDisableTiming));
@@ -228,7 +295,11 @@ int main(int argc, char **argv)
                        time_host_calls(s, n, HOST_EVENT, marker),
                        time_host_calls(s, n, HOST_EVENT_CREATE, marker),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyDeviceToHost),
-                       time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice)};
+                       time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice),
+                       time_echo(s, n, hwords, dwords),
+                       time_queries(s, n, QUERY_POINTER, dbuf),
+                       time_queries(s, n, QUERY_STREAM, dbuf),
+                       time_queries(s, n, QUERY_LEGACY, dbuf)};
         if (r >= 0)
             for (int k = 0; k < nrows; k++)
                 rows[k].per_call.push_back(t[k]);
@@ -243,6 +314,7 @@ int main(int argc, char **argv)
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
     CHECK(cudaFreeHost(hflag));
+    CHECK(cudaFreeHost(hwords));
     CHECK(cudaFreeHost(hbuf));
     CHECK(cudaFree(dbuf));
     return 0;
