@@ -30,7 +30,7 @@
 #   paths      gpu_mpi -q at NP 2 on OSU's default (allreduce of MPI_CHAR with MPI_SUM) and the
 #              block collectives and scans, MCOLL_DEBUG=INFO: must pass, and the log must show
 #              each of them taking the engine path
-#   ll         the LL protocol on (MCOLL_LL_MAX=64K; off by default) at each NP: gpu_native and
+#   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
 #              calls in the resident kernel, interleaved with launched ones), and gpu_mpi with
 #              MCOLL_RESIDENT_IDLE_US=1 (the resident kernel ends after nearly every call and is
@@ -641,7 +641,7 @@ if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
 fi
-# The LL protocol and the resident kernel, which are off by default (MCOLL_LL_MAX=0).
+# The LL protocol and the resident kernel on calls far larger than by default (MCOLL_LL_MAX=2K).
 if selected ll; then
     for np in $NPS; do
         MCOLL_LL_MAX=64K gpu_step ll-native "$np" "$BUILD/tests/gpu/gpu_native" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
