@@ -97,8 +97,8 @@ static CUresult check_add(model_call *call, uint64_t added, uint32_t num_devices
 {
     if (added & ((uint64_t)1 << model_global_device(device)))
         return model_violation(call, CUDA_ERROR_INVALID_VALUE,
-                               "device %d of node %d was already added to this multicast object (by "
-                               "this or another process)", device, model_this_node());
+                               "device %d was already added to this multicast object (by this or "
+                               "another process of node %d)", device, model_this_node());
     if ((uint32_t)model_bit_count(added) >= num_devices)
         return model_violation(call, CUDA_ERROR_INVALID_VALUE,
                                "all %u devices of the team were already added", num_devices);

@@ -156,13 +156,13 @@ CUresult model_cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsi
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS");
     if (r.magic != IPC_MAGIC)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "not a handle of cuIpcGetMemHandle");
-    if (r.pid == (uint32_t)getpid())
-        return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT,
-                               "a process cannot open its own IPC handle (use the pointer itself)");
     if (r.node != model_this_node())
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
                                "a CUDA IPC handle does not cross nodes: exported on node %d, opened on "
                                "node %d", r.node, model_this_node());
+    if (r.pid == (uint32_t)getpid())
+        return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT,
+                               "a process cannot open its own IPC handle (use the pointer itself)");
     if (model_current_device() < 0)
         return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT, "no current context");
     for (model_node *n = model.device_buffers; n; n = n->next) {
