@@ -34,6 +34,8 @@ int mcoll_hier_useful(const mcoll_hier *h);
 /* 1 once, the first time after the domain's GPU engine was built (the plug-in then lists the
  * communicator's record as holding an engine, for the order of teardown). */
 int mcoll_hier_engine_built(mcoll_hier *h);
+/* The calls' time split so far (mcoll.h, mcoll_hier_times), then zeros when `reset`. */
+void mcoll_hier_times_take(mcoll_hier *h, int reset, mcoll_hier_times_t *times);
 /* One line for logs: "4 ranks in 2 domains of 2 (MCOLL_DOMAIN_SIZE)". */
 const char *mcoll_hier_describe(const mcoll_hier *h);
 

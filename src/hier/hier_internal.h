@@ -29,6 +29,7 @@ struct mcoll_hier {
                                 both in domain order */
     mcoll_domain_kind kind;
     char text[96];           /* mcoll_hier_describe */
+    mcoll_hier_times_t times; /* the calls' time split (mcoll_hier_times), summed by hier_execute */
     mcoll_comm *engine;      /* the domain's GPU engine; NULL: MPI inside the domain */
     int engine_tried;
     int engine_reported;     /* mcoll_hier_engine_built said so */

@@ -196,4 +196,10 @@ int mcoll_hier_engine_built(mcoll_hier *h)
 
 int mcoll_hier_useful(const mcoll_hier *h) { return h && h->largest >= 2; }
 
+void mcoll_hier_times_take(mcoll_hier *h, int reset, mcoll_hier_times_t *times)
+{
+    *times = h->times;
+    if (reset) memset(&h->times, 0, sizeof h->times);
+}
+
 const char *mcoll_hier_describe(const mcoll_hier *h) { return h ? h->text : "one domain"; }

@@ -1,4 +1,5 @@
 /* Classify a user's buffer for registration from its pointer attributes. */
+#define _POSIX_C_SOURCE 200809L /* gethostname */
 #include <string.h>
 #include <unistd.h>
 #include "checks.h"

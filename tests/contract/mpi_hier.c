@@ -4,7 +4,7 @@
  * (slices and a remainder), counts cut into several chunks (MCOLL_STAGE_CHUNK=64K), each compared
  * bitwise with the same call made through PMPI_* on host copies; reduce and bcast also of counts
  * cut into six chunks and a remainder, with one MPI step between domains per chunk (the
- * pipeline's). test_hier.sh runs it with
+ * pipeline's); and the time split mcoll_hier_times reports. test_hier.sh runs it with
  * MCOLL_DOMAIN_SIZE=2 (equal domains), 3 (unequal: 3 + 1 at 4 ranks) and 1 (one rank per
  * domain, which the hierarchy leaves to the staged path), MPI not CUDA-aware (staged steps) and CUDA-aware (device pointers to MPI).
  *
@@ -163,6 +163,25 @@ static void check_pipelined(const ct_type *t)
     cross = MPI_COMM_NULL;
 }
 
+/* The time split of the hierarchical calls (mcoll_hier_times): summed per call, between domains
+ * no more than the whole, zeros after a reset and where the calls are not hierarchical. */
+static void check_times(int hierarchical)
+{
+    mcoll_hier_times_t t;
+    float zeros[1024] = {0};
+    void *d = d_alloc(sizeof zeros);
+    d_put(d, zeros, sizeof zeros);
+    ct_checks += 3;
+    if (mcoll_hier_times(MPI_COMM_WORLD, 1, &t) != MCOLL_SUCCESS || (t.calls > 0) != hierarchical ||
+        t.between_seconds < 0 || t.between_seconds > t.seconds)
+        CT_FAIL("mcoll_hier_times: %ld calls, %.6f s, %.6f s between domains", t.calls, t.seconds, t.between_seconds);
+    MPI_Allreduce(MPI_IN_PLACE, d, 1024, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (mcoll_hier_times(MPI_COMM_WORLD, 0, &t) != MCOLL_SUCCESS || t.calls != hierarchical)
+        CT_FAIL("mcoll_hier_times after a reset and one allreduce: %ld calls", t.calls);
+    if (mcoll_hier_times(MPI_COMM_NULL, 0, &t) != MCOLL_ERR_INVALID_ARG) CT_FAIL("mcoll_hier_times of MPI_COMM_NULL");
+    d_release(d);
+}
+
 int main(int argc, char **argv)
 {
     static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN};
@@ -214,5 +233,6 @@ int main(int argc, char **argv)
     before = sub_calls;
     MPI_Allreduce(MPI_IN_PLACE, &before, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (before == 0 && atoi(getenv("MCOLL_DOMAIN_SIZE")) >= 2) CT_FAIL("no MPI call on a domain or cross communicator: the hierarchical path was not taken");
+    check_times(atoi(getenv("MCOLL_DOMAIN_SIZE")) >= 2);
     return devmem_finish("mpi_hier", dev);
 }
