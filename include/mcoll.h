@@ -255,7 +255,8 @@ typedef uint64_t mcoll_mem_handle;
  * address is recognised by its buffer id and mapped afresh.
  * MCOLL_ERR_INVALID_ARG: host or managed memory, memory of another GPU, a range that does not lie
  * in one allocation; MCOLL_ERR_UNSUPPORTED: device memory peers cannot map (stream-ordered pool
- * memory, cuMemCreate memory without the shared handle type). Deregister before freeing. */
+ * memory, cuMemCreate memory without the shared handle type, cudaMalloc memory where the team
+ * spans nodes: CUDA IPC stays on one node). Deregister before freeing. */
 mcoll_result mcoll_mem_register(mcoll_comm *comm, void *ptr, size_t bytes, mcoll_mem_handle *handle);
 /* Collective. MCOLL_ERR_INVALID_ARG on every rank when some rank's handle is not a live
  * registration of this communicator (a second deregistration included). */

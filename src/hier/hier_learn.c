@@ -156,8 +156,8 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
         }
         goto none;
     }
-    one_domain = 0;
     if (!split(h, comm, leader)) goto none;
+    one_domain = 0;
     describe(h);
     if (rank == 0) MCOLL_INFO("communicator of %s", h->text);
     free(all);

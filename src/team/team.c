@@ -42,9 +42,9 @@ static void memory_account(size_t bytes, int add)
 }
 
 /* The GPU this rank uses: the one current in the calling thread, else its rank on its node
- * modulo the number of GPUs. The device's primary context is always retained, so a team never depends on
- * a reference someone else may drop (another team, say); it is made current only when the
- * thread has no context. */
+ * modulo the number of GPUs. The device's primary context is always retained, so a team never
+ * depends on a reference someone else may drop (another team, say); it is made current only
+ * when the thread has no context. */
 static int pick_device(mcoll_team *team)
 {
     CUcontext current = NULL;
