@@ -26,7 +26,7 @@ extern "C" {
 /* API version: changes only when the API does (the package's version, in the file VERSION, is
  * another number). mcoll_version() gives the API version of the library actually loaded. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 4
+#define MCOLL_API_VERSION_MINOR 5
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -255,7 +255,8 @@ typedef uint64_t mcoll_mem_handle;
  * address is recognised by its buffer id and mapped afresh.
  * MCOLL_ERR_INVALID_ARG: host or managed memory, memory of another GPU, a range that does not lie
  * in one allocation; MCOLL_ERR_UNSUPPORTED: device memory peers cannot map (stream-ordered pool
- * memory, cuMemCreate memory without the shared handle type). Deregister before freeing. */
+ * memory, cuMemCreate memory without the shared handle type, cudaMalloc memory where the team
+ * spans nodes: CUDA IPC stays on one node). Deregister before freeing. */
 mcoll_result mcoll_mem_register(mcoll_comm *comm, void *ptr, size_t bytes, mcoll_mem_handle *handle);
 /* Collective. MCOLL_ERR_INVALID_ARG on every rank when some rank's handle is not a live
  * registration of this communicator (a second deregistration included). */
@@ -276,6 +277,25 @@ mcoll_result mcoll_mem_import_external(int fd, size_t size, size_t offset, size_
 /* Unmap the buffer (cudaFree) and destroy the imported object. MCOLL_ERR_INVALID_ARG when `ptr`
  * is not a live import (a second release included). Not collective. */
 mcoll_result mcoll_mem_release_external(void *ptr);
+
+/* ---------------------------------------------------------------------------------------------
+ * Hierarchical collectives (API 0.5): where their time goes. MPI_* collectives on device buffers
+ * of a communicator whose ranks span NVLink domains run as steps inside the domains (the
+ * domains' GPU engines) and steps between them (the MPI); see docs/hierarchical.md.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct {
+    long calls;                    /* hierarchical calls made on the communicator by this rank */
+    double seconds;                /* their time, whole */
+    double between_seconds;        /* of which in the steps between domains: the MPI calls, the
+                                      staging of their buffers included; the rest is the steps
+                                      inside the domains and the copies */
+} mcoll_hier_times_t;
+
+/* This rank's sums for `comm` since its first hierarchical call or the last reset (zeros for a
+ * communicator that has made none, or when mcoll is not in front of MPI); then, when `reset` is
+ * non-zero, the sums start again. Not collective. MCOLL_ERR_INVALID_ARG for MPI_COMM_NULL or a
+ * NULL `times`. */
+mcoll_result mcoll_hier_times(MPI_Comm comm, int reset, mcoll_hier_times_t *times);
 
 /* ---------------------------------------------------------------------------------------------
  * 16-bit floating-point datatypes (MPI has none in MPI-3). Valid between MPI_Init and

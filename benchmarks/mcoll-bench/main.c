@@ -12,6 +12,7 @@
 #include "plot.h"
 #include "progress.h"
 #include "report.h"
+#include "split.h"
 
 #define MAX_SIZES 4096
 
@@ -54,6 +55,7 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
         for (int i = 0; i < nsizes; i++, done++) {
             mb_op op;
             mb_result res[2][MB_NPEERS];
+            mb_split split[2];
             op.coll = (bench_coll)c;
             /* Sizes below one element per rank, or equal to the last after rounding down to
              * whole elements per rank, add no row. */
@@ -66,17 +68,27 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
             if (ctx->rank == 0)
                 mb_progress(done, ncolls * nsizes, bench_coll_name(op.coll), op.shape.bytes);
             memset(res, 0, sizeof res);
+            memset(split, 0, sizeof split);
             /* Every peer out of place, then every peer in place, as nccl-tests orders them. */
             for (int place = 0; place < 2; place++) {
                 if (!(o->places & (place ? MB_IN_PLACE : MB_OUT_OF_PLACE)))
                     continue;
                 op.in_place = place;
-                for (int p = 0; p < MB_NPEERS; p++)
-                    if (ctx->peer[p].enabled && ctx->peer[p].ready)
-                        mb_measure(ctx, p, &op, &res[place][p]);
+                for (int p = 0; p < MB_NPEERS; p++) {
+                    if (!ctx->peer[p].enabled || !ctx->peer[p].ready)
+                        continue;
+                    /* mcoll-mpi's calls on a communicator spanning NVLink domains: their split. */
+                    if (p == MB_MCOLL_MPI)
+                        mb_split_begin(ctx);
+                    mb_measure(ctx, p, &op, &res[place][p]);
+                    if (p == MB_MCOLL_MPI)
+                        mb_split_end(ctx, &split[place]);
+                }
             }
-            if (ctx->rank == 0)
+            if (ctx->rank == 0) {
                 mb_report_size(rep, ctx, &op, (const mb_result(*)[MB_NPEERS])res, first);
+                mb_report_split(rep, &op, split);
+            }
             first = 0;
         }
         if (ctx->rank == 0)

@@ -103,7 +103,9 @@ void mb_report_close(mb_report *rep)
         fclose(rep->csv);
     if (rep->table)
         fclose(rep->table);
-    rep->csv = rep->table = NULL;
+    if (rep->hier_csv)
+        fclose(rep->hier_csv);
+    rep->csv = rep->table = rep->hier_csv = NULL;
 }
 
 static void keep_row(mb_report *rep, const mb_row *row)
@@ -281,7 +283,10 @@ void mb_report_header(mb_report *rep, const mb_ctx *ctx)
     out(rep, "# %-17s %s/results.csv, %s/table.txt\n", "output", rep->dir, rep->dir);
     out(rep, "# Columns as nccl-tests prints them, then: peer; vs NCCL = NCCL time / this time (mcoll vs\n"
              "# nccl, mcoll-graph vs nccl-graph, mcoll-mpi and mcoll-persistent vs nccl); vs staged = staged time / this time;\n"
-             "# above 1 means faster; out-of-place times where measured, else in-place.\n#\n");
+             "# above 1 means faster; out-of-place times where measured, else in-place.\n"
+             "# mcoll-hier lines: where mcoll-mpi's calls were hierarchical (a communicator spanning NVLink\n"
+             "# domains), their time per call between the domains (MPI, staging included) and inside them,\n"
+             "# as mcoll measures it (mcoll_hier_times); also in hier.csv.\n#\n");
     flush(rep);
     free(all);
 }
@@ -421,6 +426,40 @@ void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb
     flush(rep);
     if (rep->csv)
         fflush(rep->csv);
+}
+
+/* The split is a comment line, so that tools reading nccl-tests' tables skip it. */
+void mb_report_split(mb_report *rep, const mb_op *op, const mb_split split[2])
+{
+    char path[1100], between[16], inside[16];
+    int printed = 0;
+    for (int pl = 0; pl < 2; pl++) {
+        const mb_split *s = &split[pl];
+        double whole = s->between_us + s->inside_us;
+        if (s->calls <= 0)
+            continue;
+        number(s->between_us, 7, between, sizeof between);
+        number(s->inside_us, 7, inside, sizeof inside);
+        if (!printed)
+            out(rep, "# %10zu  %-16s", op->shape.bytes, "mcoll-hier");
+        out(rep, "%s %s: between domains %s us (%2.0f%%), inside domains %s us per call", printed ? ";" : "",
+            pl ? "in place" : "out of place", between, whole > 0 ? 100.0 * s->between_us / whole : 0.0, inside);
+        printed = 1;
+        if (!rep->hier_csv) {
+            snprintf(path, sizeof path, "%s/hier.csv", rep->dir);
+            rep->hier_csv = fopen(path, "w");
+            if (rep->hier_csv)
+                fprintf(rep->hier_csv, "collective,bytes,in_place,calls,between_us,inside_us\n");
+        }
+        if (rep->hier_csv)
+            fprintf(rep->hier_csv, "%s,%zu,%d,%ld,%.3f,%.3f\n", bench_coll_name(op->coll), op->shape.bytes, pl,
+                    s->calls, s->between_us, s->inside_us);
+    }
+    if (printed)
+        out(rep, "\n");
+    flush(rep);
+    if (rep->hier_csv)
+        fflush(rep->hier_csv);
 }
 
 /* nccl-tests' closing lines, with a bus bandwidth line per peer. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "context.h"
 #include "measure.h"
+#include "split.h"
 
 typedef struct {
     bench_coll coll;
@@ -22,6 +23,7 @@ typedef struct {
     char dir[1024];      /* output directory */
     FILE *csv;
     FILE *table;         /* table.txt */
+    FILE *hier_csv;      /* hier.csv, opened at the first hierarchical point */
     mb_row *rows;        /* every measured row, for the plots */
     int plot_in_place;   /* the plots show the in-place rows (only they were measured) */
     size_t nrows, cap;
@@ -48,6 +50,10 @@ void mb_report_collective(mb_report *rep, const mb_ctx *ctx, bench_coll coll);
 void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb_result res[2][MB_NPEERS],
                     int first_size);
 void mb_report_footer(mb_report *rep, const mb_ctx *ctx);
+/* Rank 0 only, after the size's rows: where mcoll-mpi's calls were hierarchical, their time
+ * split per call (split[0] out of place, split[1] in place) as a `mcoll-hier` comment line, and
+ * a row of hier.csv per place. */
+void mb_report_split(mb_report *rep, const mb_op *op, const mb_split split[2]);
 
 /* --dry-run: the settings and the table header, without MPI or a GPU. */
 void mb_report_dry_run(const mb_options *o);

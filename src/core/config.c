@@ -67,6 +67,8 @@ static const setting settings_table[] = {
      "communicators spanning NVLink domains: auto (GPU engine inside each domain, MPI between), 0 (stage whole calls), mpi (testing aid: MPI inside the domains too)"},
     {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
      "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
+    {"MCOLL_TEST_NODE_SIZE", "0", KIND_INT, FIELD(test_node_size), 0, 1024,
+     "testing aid: take the ranks of each node whose MPI_COMM_WORLD rank / k is the same as a node of their own (fake nodes of k ranks), so one machine plays a job spanning nodes (0: real nodes)"},
 };
 #define NUM_SETTINGS (sizeof settings_table / sizeof settings_table[0])
 

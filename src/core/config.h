@@ -34,6 +34,7 @@ typedef struct {
     int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */
     mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
     int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
+    int test_node_size;        /* MCOLL_TEST_NODE_SIZE: testing aid, fake nodes of k world ranks (0: off) */
 } mcoll_settings;
 
 /* Read the environment once (thread-safe) and return the values. */

@@ -17,7 +17,7 @@
 
 /* What one rank reports. */
 typedef struct {
-    int64_t node;        /* the lowest rank of its node (MPI_COMM_TYPE_SHARED) */
+    int64_t node;        /* the lowest rank of its node (src/team/nodes.h) */
     int64_t node_rank;   /* its rank on the node */
     int64_t fabric;      /* its GPU's fabric key (fabric.h), -1 none */
     int64_t domain_size; /* its MCOLL_DOMAIN_SIZE (0: unset) */

@@ -16,10 +16,13 @@
 
 typedef struct mcoll_hier mcoll_hier;
 
-/* Collective over the intracommunicator `comm` (MPI_Comm_split_type, an allreduce on the node,
- * one allreduce and one allgather over `comm`, and two MPI_Comm_split when it spans domains). Returns 1 when every rank of `comm`
- * shares this node, else 0; *out is the record when the ranks form more than one domain, NULL
- * otherwise (one domain, or MPI failed: then the communicator is taken as one node-less group). */
+/* Collective over the intracommunicator `comm` (the node split of nodes.h, an allreduce on the
+ * node, one allreduce and one allgather over `comm`, and two MPI_Comm_split when it spans
+ * domains). Returns 1 when the ranks of `comm` are one NVLink domain, which one team of the
+ * engines can hold: one node (not cut by MCOLL_DOMAIN_SIZE), or one NVLink clique over several
+ * nodes; else 0. *out is the record when the ranks form more than one domain, NULL otherwise
+ * (one domain, or MPI failed or the ranks disagree: then a communicator on several nodes is
+ * taken as one group the engines cannot take). */
 int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out);
 /* Collective (with MPI_Comm_free, or inside MPI_Finalize): the domain's engine, the
  * sub-communicators, the memory. */
@@ -31,6 +34,8 @@ int mcoll_hier_useful(const mcoll_hier *h);
 /* 1 once, the first time after the domain's GPU engine was built (the plug-in then lists the
  * communicator's record as holding an engine, for the order of teardown). */
 int mcoll_hier_engine_built(mcoll_hier *h);
+/* The calls' time split so far (mcoll.h, mcoll_hier_times), then zeros when `reset`. */
+void mcoll_hier_times_take(mcoll_hier *h, int reset, mcoll_hier_times_t *times);
 /* One line for logs: "4 ranks in 2 domains of 2 (MCOLL_DOMAIN_SIZE)". */
 const char *mcoll_hier_describe(const mcoll_hier *h);
 

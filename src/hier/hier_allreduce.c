@@ -9,7 +9,6 @@
  *
  * Domains of unequal size: reduce to the first rank of each domain, allreduce between those,
  * broadcast inside each domain. */
-#include "config.h"
 #include "hier_internal.h"
 
 /* The chunks' domain steps are queued on the engine one chunk ahead, so that chunk k+1 is
@@ -19,42 +18,37 @@
 static void sliced(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
-    size_t d = (size_t)x->h->local_size, n = a->count, body = n / d * d, off, k, chunks;
-    size_t slice = mcoll_settings_get()->stage_chunk / a->esize, chunk;
+    size_t d = (size_t)x->h->local_size, n = a->count, k;
+    hier_chunks c = hier_chunking(x, n);
     const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
     char *out = a->recvbuf, *slots = NULL, *slot[2];
 
-    if (slice == 0) slice = 1;
-    if (slice > body / d) slice = body / d;
-    chunk = slice * d;
-    chunks = chunk ? (body + chunk - 1) / chunk : 0;
-    if (body) slots = hier_scratch(x, 2 * HIER_BYTES(x, slice) + 256);
+    if (c.body) slots = hier_scratch(x, 2 * HIER_BYTES(x, c.slice) + 256);
     if (slots) {
         char *next = slots;
-        slot[0] = hier_carve(&next, HIER_BYTES(x, slice));
-        slot[1] = hier_carve(&next, HIER_BYTES(x, slice));
+        slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
+        slot[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
         x->queued = hier_can_queue(x);
-        for (k = 0; k <= chunks; k++) {
+        for (k = 0; k <= c.chunks; k++) {
             /* Queue chunk k's reduce-scatter, then finish chunk k - 1 while it runs. */
-            if (k < chunks) {
-                off = k * chunk;
-                hier_intra_reduce_scatter(x, HIER_AT(x, in, off), slot[k % 2], (body - off < chunk ? body - off : chunk) / d);
+            if (k < c.chunks) {
+                hier_intra_reduce_scatter(x, HIER_AT(x, in, k * c.chunk), slot[k % 2], hier_chunk_elements(&c, k) / d);
                 hier_intra_mark(x, (int)(k % 2));
             }
             if (k > 0) {
-                size_t prev = (k - 1) * chunk, q = (body - prev < chunk ? body - prev : chunk) / d;
+                size_t q = hier_chunk_elements(&c, k - 1) / d;
                 hier_intra_wait(x, (int)((k - 1) % 2));
                 hier_inter_allreduce(x, MPI_IN_PLACE, slot[(k - 1) % 2], q);
-                hier_intra_allgather(x, slot[(k - 1) % 2], HIER_AT(x, out, prev), q);
+                hier_intra_allgather(x, slot[(k - 1) % 2], HIER_AT(x, out, (k - 1) * c.chunk), q);
             }
         }
         hier_intra_finish(x);
         x->queued = 0;
     }
-    if (n > body) {
-        hier_intra_allreduce(x, a->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, in, body), HIER_AT(x, out, body),
-                             n - body);
-        hier_inter_allreduce(x, MPI_IN_PLACE, HIER_AT(x, out, body), n - body);
+    if (n > c.body) {
+        hier_intra_allreduce(x, a->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, in, c.body),
+                             HIER_AT(x, out, c.body), n - c.body);
+        hier_inter_allreduce(x, MPI_IN_PLACE, HIER_AT(x, out, c.body), n - c.body);
     }
 }
 

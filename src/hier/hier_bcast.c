@@ -1,25 +1,71 @@
 /* Broadcast across domains from any root (bytes).
  *
- * Equal domains of d ranks: the root's domain broadcasts inside itself; then each local rank
- * broadcasts its 1/d slice between domains (all slices at once, each from the root's domain),
- * and the other domains all-gather the slices inside themselves. The last bytes % d bytes go
- * between domains whole, from every local rank (a few bytes).
+ * Equal domains of d ranks: the buffer is cut into chunks as allreduce's vector is. Per chunk,
+ * the root's domain broadcasts it inside itself, each local rank broadcasts its 1/d slice of it
+ * between domains (all slices at once, each from the root's domain), and the other domains
+ * all-gather the slices inside themselves. The chunks are pipelined: in the root's domain the
+ * broadcast of chunk k+1 is queued on the engine before chunk k crosses the MPI; in the other
+ * domains the all-gather of chunk k is queued before chunk k+1 crosses it. The last bytes % d
+ * bytes go between domains whole, from every local rank (a few bytes).
  *
  * Domains of unequal size: the root's domain broadcasts inside itself, the first ranks of the
  * domains between them, and the other domains inside themselves. */
 #include "hier_internal.h"
 
+/* The root's domain. Two marks alternate: chunk k's broadcast is waited for before its slices
+ * cross the MPI, while chunk k+1's is under way:
+ *     B(0) mark0 | B(1) mark1, wait0, MPI(0) | B(2) mark0, wait1, MPI(1) | ... */
+static void from_root_domain(hier_run *x, const hier_chunks *c)
+{
+    mcoll_hier *h = x->h;
+    int rd = h->domain_of[x->a->root], lr = h->local_of[x->a->root];
+    size_t d = (size_t)h->local_size, k;
+    char *buf = x->a->recvbuf;
+    for (k = 0; k <= c->chunks; k++) {
+        if (k < c->chunks) {
+            hier_intra_bcast(x, HIER_AT(x, buf, k * c->chunk), hier_chunk_elements(c, k), lr);
+            hier_intra_mark(x, (int)(k % 2));
+        }
+        if (k > 0) {
+            size_t q = hier_chunk_elements(c, k - 1) / d;
+            hier_intra_wait(x, (int)((k - 1) % 2));
+            hier_inter_bcast(x, HIER_AT(x, buf, (k - 1) * c->chunk + (size_t)h->local_rank * q), q, rd);
+        }
+    }
+}
+
+/* The other domains: chunk k's slices arrive through the MPI, then its all-gather is queued
+ * while chunk k+1 arrives (another part of the buffer). */
+static void to_other_domain(hier_run *x, const hier_chunks *c)
+{
+    mcoll_hier *h = x->h;
+    int rd = h->domain_of[x->a->root];
+    size_t d = (size_t)h->local_size, k;
+    char *buf = x->a->recvbuf;
+    for (k = 0; k < c->chunks; k++) {
+        size_t q = hier_chunk_elements(c, k) / d;
+        hier_inter_bcast(x, HIER_AT(x, buf, k * c->chunk + (size_t)h->local_rank * q), q, rd);
+        hier_intra_allgather(x, MPI_IN_PLACE, HIER_AT(x, buf, k * c->chunk), q);
+    }
+}
+
 static void sliced(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
     mcoll_hier *h = x->h;
-    int rd = h->domain_of[a->root];
-    size_t d = (size_t)h->local_size, n = a->count, q = n / d;
+    int rd = h->domain_of[a->root], root_domain = h->my_domain == rd;
+    size_t n = a->count;
+    hier_chunks c = hier_chunking(x, n);
     char *buf = a->recvbuf;
-    if (h->my_domain == rd) hier_intra_bcast(x, buf, n, h->local_of[a->root]);
-    if (q) hier_inter_bcast(x, HIER_AT(x, buf, (size_t)h->local_rank * q), q, rd);
-    if (n > q * d) hier_inter_bcast(x, HIER_AT(x, buf, q * d), n - q * d, rd);
-    if (h->my_domain != rd && q) hier_intra_allgather(x, MPI_IN_PLACE, buf, q);
+    x->queued = hier_can_queue(x);
+    if (root_domain) from_root_domain(x, &c);
+    else to_other_domain(x, &c);
+    hier_intra_finish(x);
+    x->queued = 0;
+    if (n > c.body) {
+        if (root_domain) hier_intra_bcast(x, HIER_AT(x, buf, c.body), n - c.body, h->local_of[a->root]);
+        hier_inter_bcast(x, HIER_AT(x, buf, c.body), n - c.body, rd);
+    }
 }
 
 static void through_leaders(hier_run *x)

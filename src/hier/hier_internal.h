@@ -29,6 +29,7 @@ struct mcoll_hier {
                                 both in domain order */
     mcoll_domain_kind kind;
     char text[96];           /* mcoll_hier_describe */
+    mcoll_hier_times_t times; /* the calls' time split (mcoll_hier_times), summed by hier_execute */
     mcoll_comm *engine;      /* the domain's GPU engine; NULL: MPI inside the domain */
     int engine_tried;
     int engine_reported;     /* mcoll_hier_engine_built said so */
@@ -78,6 +79,18 @@ int hier_can_queue(const hier_run *x);   /* the domain's engine runs the steps, 
 void hier_intra_mark(hier_run *x, int slot);
 void hier_intra_wait(hier_run *x, int slot);
 void hier_intra_finish(hier_run *x);
+
+/* Pipelined calls on equal domains of d ranks: the first `body` elements (n / d * d) are cut
+ * into `chunks` chunks of `chunk` elements, d slices of `slice` elements each (MCOLL_STAGE_CHUNK
+ * bytes, or fewer when the vector is short); the last chunk may be shorter, still d slices. The
+ * n - body elements after them are the remainder, which each algorithm handles whole. */
+typedef struct {
+    size_t body, slice, chunk, chunks;
+} hier_chunks;
+
+hier_chunks hier_chunking(const hier_run *x, size_t n);
+/* Elements of chunk k (a multiple of d). */
+size_t hier_chunk_elements(const hier_chunks *c, size_t k);
 
 /* Between domains, on h->cross (ranks numbered by domain); same conventions. */
 void hier_inter_allreduce(hier_run *x, const void *in, void *out, size_t n);

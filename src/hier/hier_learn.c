@@ -6,6 +6,7 @@
 #include "fabric.h"
 #include "hier_internal.h"
 #include "log.h"
+#include "nodes.h"
 
 /* The GPU this rank will use, as the engines pick it: the current context's, else node rank
  * modulo the GPUs (see src/team/team.c). -1 without a driver. */
@@ -21,22 +22,27 @@ static int likely_device(int node_rank)
     return node_rank % count;
 }
 
-/* This rank's facts: its node (lowest rank there), rank on it, fabric key and setting. */
-static int my_facts(MPI_Comm comm, int rank, mcoll_domain_facts *mine, int *node_size)
+/* This rank's facts: its node (lowest rank there; fake nodes included, nodes.h), rank on it,
+ * fabric key and setting. */
+static int my_facts(MPI_Comm comm, mcoll_domain_facts *mine, int *node_size)
 {
-    MPI_Comm node;
-    int node_rank = 0, lowest = rank, device;
-    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
-    PMPI_Comm_size(node, node_size);
-    PMPI_Comm_rank(node, &node_rank);
-    if (PMPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS) lowest = -1;
-    PMPI_Comm_free(&node);
-    mine->node = lowest;
-    mine->node_rank = node_rank;
+    mcoll_node_place place;
+    int ok = mcoll_node_place_of(comm, &place), device;
+    *node_size = place.size;
+    mine->node = place.leader;
+    mine->node_rank = place.rank;
     mine->domain_size = mcoll_settings_get()->domain_size;
-    device = mine->domain_size ? -1 : likely_device(node_rank);
+    device = mine->domain_size ? -1 : likely_device(place.rank);
     mine->fabric = device >= 0 ? mcoll_fabric_key(device) : -1;
-    return lowest >= 0;
+    return ok;
+}
+
+/* Nodes among the facts (each node is named by its lowest rank). */
+static int count_nodes(const mcoll_domain_facts *all, int size)
+{
+    int r, nodes = 0;
+    for (r = 0; r < size; r++) nodes += all[r].node == r;
+    return nodes;
 }
 
 /* Domains numbered by their lowest rank, the maps of rank <-> (domain, local rank). */
@@ -102,14 +108,15 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
 {
     mcoll_domain_facts mine, *all = NULL;
     mcoll_hier *h = NULL;
-    int *leader = NULL, size, rank, node_size = 0, ok, node_local, agreed[4];
+    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[4];
     const char *fallback = NULL;
 
     *out = NULL;
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
-    ok = my_facts(comm, rank, &mine, &node_size);
+    ok = my_facts(comm, &mine, &node_size);
     node_local = ok && node_size == size;
+    one_domain = node_local; /* unless the grouping below finds otherwise */
     /* Every rank learns every rank's facts: the grouping below is then the same everywhere,
      * disagreements included. A failure anywhere leaves the node as the only grouping known. */
     all = malloc((size_t)size * sizeof *all);
@@ -139,19 +146,29 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     if (fallback && rank == 0)
         MCOLL_WARN("communicator of %d ranks: %s; its NVLink domains are its nodes", size, fallback);
     if (!fill_maps(h, leader)) goto none;
-    if (h->domains < 2) goto none;
+    if (h->domains < 2) {
+        /* One NVLink clique over several nodes: one domain, whose team spans the nodes. */
+        if (!node_local && h->kind == MCOLL_DOMAINS_CLIQUE) {
+            one_domain = 1;
+            if (rank == 0)
+                MCOLL_INFO("communicator of %d ranks on %d nodes: one NVLink domain (NVLink clique)", size,
+                           count_nodes(all, size));
+        }
+        goto none;
+    }
     if (!split(h, comm, leader)) goto none;
+    one_domain = 0;
     describe(h);
     if (rank == 0) MCOLL_INFO("communicator of %s", h->text);
     free(all);
     free(leader);
     *out = h;
-    return node_local;
+    return one_domain;
 none:
     mcoll_hier_free(h);
     free(all);
     free(leader);
-    return node_local;
+    return one_domain;
 }
 
 void mcoll_hier_free(mcoll_hier *h)
@@ -178,5 +195,11 @@ int mcoll_hier_engine_built(mcoll_hier *h)
 }
 
 int mcoll_hier_useful(const mcoll_hier *h) { return h && h->largest >= 2; }
+
+void mcoll_hier_times_take(mcoll_hier *h, int reset, mcoll_hier_times_t *times)
+{
+    *times = h->times;
+    if (reset) memset(&h->times, 0, sizeof h->times);
+}
 
 const char *mcoll_hier_describe(const mcoll_hier *h) { return h ? h->text : "one domain"; }

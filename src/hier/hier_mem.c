@@ -63,6 +63,9 @@ mcoll_result hier_execute(mcoll_hier *h, const mcoll_hier_args *a, const char *n
     if (rc != MCOLL_SUCCESS) return rc;
     (h->equal ? equal : unequal)(&x);
     total = MPI_Wtime() - x.start;
+    h->times.calls++;
+    h->times.seconds += total;
+    h->times.between_seconds += x.mpi_s;
     MCOLL_TRACE("hier %s %zu B: %.3f ms, between domains %.3f ms, inside domains %.3f ms", name, a->count * a->esize,
                 1e3 * total, 1e3 * x.mpi_s, 1e3 * (total - x.mpi_s));
     return x.rc;

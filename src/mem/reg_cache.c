@@ -11,14 +11,20 @@ static mcoll_peer_map *entries;
 static uint64_t clock_ticks;
 static long mapped_total;
 
+/* One process: pids repeat on other nodes of a team that spans nodes. */
+static int same_owner(const mcoll_user_buffer *a, const mcoll_user_buffer *b)
+{
+    return a->pid == b->pid && a->host == b->host;
+}
+
 static int same_range(const mcoll_user_buffer *a, const mcoll_user_buffer *b)
 {
-    return a->pid == b->pid && a->base == b->base && a->size == b->size;
+    return same_owner(a, b) && a->base == b->base && a->size == b->size;
 }
 
 static int overlaps(const mcoll_user_buffer *a, const mcoll_user_buffer *b)
 {
-    return a->pid == b->pid && a->base < b->base + b->size && b->base < a->base + a->size;
+    return same_owner(a, b) && a->base < b->base + b->size && b->base < a->base + a->size;
 }
 
 static void drop(mcoll_peer_map **link)

@@ -18,6 +18,12 @@ static mcoll_result describe_mine(mcoll_team *team, void *ptr, size_t bytes, mco
         return MCOLL_ERR_INVALID_ARG;
     }
     MC_RETURN(mcoll_user_buffer_describe(team->device, mcoll_handle_type(team->handle_kind), ptr, bytes, mine));
+    if (mine->kind == MCOLL_USER_IPC && team->nodes > 1) {
+        MCOLL_WARN("mcoll_mem_register: %p is cudaMalloc memory, which peers on other nodes cannot map (CUDA IPC "
+                   "stays on one node); use mcoll_mem_alloc, or cuMemCreate memory with fabric handles",
+                   ptr);
+        return MCOLL_ERR_UNSUPPORTED;
+    }
     if (mine->kind == MCOLL_USER_IPC) return mcoll_user_buffer_export(mine);
     if (!mcoll_cu.cuMemRetainAllocationHandle) return MCOLL_ERR_UNSUPPORTED;
     CU_RETURN(cuMemRetainAllocationHandle(retained, ptr));

@@ -1,4 +1,5 @@
 /* Classify a user's buffer for registration from its pointer attributes. */
+#define _POSIX_C_SOURCE 200809L /* gethostname */
 #include <string.h>
 #include <unistd.h>
 #include "checks.h"
@@ -29,6 +30,17 @@ static mcoll_result ask_driver(const void *ptr, pointer_facts *f)
     return MCOLL_SUCCESS;
 }
 
+/* This host's name, hashed (FNV-1a): with the pid, it names a process of a job spanning nodes. */
+static uint64_t host_key(void)
+{
+    char name[256] = "";
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+    gethostname(name, sizeof name - 1);
+    for (i = 0; name[i]; i++) h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
+    return h;
+}
+
 /* 1 when [p, p + n) lies in [base, base + size). */
 static int inside(uintptr_t p, size_t n, CUdeviceptr base, size_t size)
 {
@@ -52,6 +64,7 @@ mcoll_result mcoll_user_buffer_describe(int device, CUmemAllocationHandleType vm
         return MCOLL_ERR_INVALID_ARG;
     }
     out->pid = (int32_t)getpid();
+    out->host = host_key();
     out->buffer_id = f.buffer_id;
     out->bytes = bytes;
     if (f.legacy_ipc) {

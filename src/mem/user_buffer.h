@@ -15,6 +15,7 @@ typedef enum { MCOLL_USER_IPC = 1, MCOLL_USER_VMM = 2 } mcoll_user_kind;
 typedef struct {
     int32_t kind;            /* mcoll_user_kind */
     int32_t pid;             /* owner process: buffer ids are unique only within it */
+    uint64_t host;           /* and its host (a hash of its name): pids repeat across nodes */
     uint64_t buffer_id;      /* CU_POINTER_ATTRIBUTE_BUFFER_ID: new for every allocation, so memory
                                 freed and allocated again at the same address has another */
     uint64_t base;           /* start of the allocation (IPC) or of the mapping (VMM) in the owner */

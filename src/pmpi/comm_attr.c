@@ -103,7 +103,7 @@ static int engines_possible(void)
     return mcoll_driver_available() && mcoll_settings_get()->engine != MCOLL_ENGINE_STAGED;
 }
 
-/* ask: find out now whether the communicator lies on one node (see comm_attr.h). */
+/* ask: find out now whether the communicator is one NVLink domain (see comm_attr.h). */
 static mcoll_comm_state *state_of(MPI_Comm comm, int ask)
 {
     mcoll_comm_state *s;
@@ -114,14 +114,14 @@ static mcoll_comm_state *state_of(MPI_Comm comm, int ask)
     if (PMPI_Comm_get_attr(comm, keyval, &value, &flag) != MPI_SUCCESS) return NULL;
     s = (mcoll_comm_state *)value;
     if (flag) {
-        if (ask && s->node_local < 0 && engines_possible()) mcoll_comm_node_local(s);
+        if (ask && s->one_domain < 0 && engines_possible()) mcoll_comm_one_domain(s);
         return s;
     }
 
     s = (mcoll_comm_state *)calloc(1, sizeof *s);
     if (!s) return NULL;
     s->comm = comm;
-    s->node_local = -1;
+    s->one_domain = -1;
     if (PMPI_Comm_rank(comm, &s->rank) != MPI_SUCCESS || PMPI_Comm_size(comm, &s->size) != MPI_SUCCESS ||
         PMPI_Comm_test_inter(comm, &s->is_inter) != MPI_SUCCESS) {
         free(s);
@@ -143,7 +143,7 @@ static mcoll_comm_state *state_of(MPI_Comm comm, int ask)
      * rank makes whatever its buffers are; asked later, only ranks with device buffers would
      * reach the collective split. Skipped where no engine can ever run. Nonblocking calls
      * (mcoll_comm_state_find) leave it to the decision, which asks only for device buffers. */
-    if (ask && engines_possible()) mcoll_comm_node_local(s);
+    if (ask && engines_possible()) mcoll_comm_one_domain(s);
     return s;
 }
 
@@ -151,14 +151,14 @@ mcoll_comm_state *mcoll_comm_state_get(MPI_Comm comm) { return state_of(comm, 1)
 
 mcoll_comm_state *mcoll_comm_state_find(MPI_Comm comm) { return state_of(comm, 0); }
 
-int mcoll_comm_node_local(mcoll_comm_state *s)
+int mcoll_comm_one_domain(mcoll_comm_state *s)
 {
-    if (s->node_local >= 0) return s->node_local;
-    if (s->is_inter) return s->node_local = 0;
-    /* A failing MPI_Comm_split_type also answers 0: the communicator is taken as spanning nodes. */
-    /* The same collective moment learns its NVLink domains (hier.h: a few small collectives more). */
-    s->node_local = mcoll_hier_learn(s->comm, &s->hier);
-    MCOLL_TRACE("communicator of %d ranks: %s, %s", s->size, s->node_local ? "node-local" : "spans nodes",
+    if (s->one_domain >= 0) return s->one_domain;
+    if (s->is_inter) return s->one_domain = 0;
+    /* Its NVLink domains, learnt in one collective moment (hier.h: a few small collectives). A
+     * failing MPI_Comm_split_type answers 0 on a communicator of several ranks. */
+    s->one_domain = mcoll_hier_learn(s->comm, &s->hier);
+    MCOLL_TRACE("communicator of %d ranks: %s, %s", s->size, s->one_domain ? "one NVLink domain" : "several domains",
                 mcoll_hier_describe(s->hier));
-    return s->node_local;
+    return s->one_domain;
 }

@@ -77,8 +77,7 @@ static const char *engine_refusal(const mcoll_call *c, mcoll_decision *d)
     d->count = (size_t)block * (size_t)d->per_element;
     /* the role whose datatype is c->recvtype */
     d->bytes = (size_t)block * (size_t)(active(&c->recv) ? c->recv.size : c->send.size);
-    if (!mcoll_comm_node_local(c->cs)) return c->cs->hier ? mcoll_hier_why : "communicator spans nodes";
-    if (c->cs->hier) return mcoll_hier_why; /* one node cut into domains (MCOLL_DOMAIN_SIZE) */
+    if (!mcoll_comm_one_domain(c->cs)) return c->cs->hier ? mcoll_hier_why : "communicator spans nodes";
     return NULL;
 }
 
@@ -111,14 +110,14 @@ static void decide_fallback(mcoll_call *c, mcoll_decision *d)
 }
 
 /* The engines could take a call of gatherv, scatterv or alltoallv on this communicator: every
- * rank sees this alike (node locality is known by now: the communicator's first blocking call
+ * rank sees this alike (its domains are known by now: the communicator's first blocking call
  * asked it wherever a driver is loaded and the engines are on). Where building the engine
  * failed, on every rank alike, the call goes on as below and the engine declines it on the
  * ranks that ask. */
 static int agreement_needed(mcoll_call *c)
 {
     return c->coll->uneven && mcoll_driver_available() && !engine_off(c) && !(c->cs->engine_tried && !c->cs->engine) &&
-           mcoll_comm_node_local(c->cs);
+           mcoll_comm_one_domain(c->cs);
 }
 
 void mcoll_decide(mcoll_call *c, mcoll_decision *d)

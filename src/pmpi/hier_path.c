@@ -1,5 +1,8 @@
-/* The plug-in's side of the hierarchical path (see hier_path.h). */
+/* The plug-in's side of the hierarchical path (see hier_path.h), and the query of its time
+ * split (mcoll.h). */
 #include <limits.h>
+#include <string.h>
+#include "comm_attr.h"
 #include "config.h"
 #include "hier.h"
 #include "hier_path.h"
@@ -87,4 +90,15 @@ mcoll_result mcoll_hier_path_run(mcoll_call *c, const mcoll_decision *d)
     mcoll_stage_end(st);
     if (mcoll_hier_engine_built(c->cs->hier)) mcoll_comm_state_engine_built(c->cs);
     return rc;
+}
+
+mcoll_result mcoll_hier_times(MPI_Comm comm, int reset, mcoll_hier_times_t *times)
+{
+    mcoll_comm_state *cs;
+    if (!times || comm == MPI_COMM_NULL) return MCOLL_ERR_INVALID_ARG;
+    memset(times, 0, sizeof *times);
+    /* Without the plug-in (before MPI_Init, MCOLL_DISABLE=1) there is no record: zeros. */
+    cs = mcoll_plugin_active ? mcoll_comm_state_find(comm) : NULL;
+    if (cs && cs->hier) mcoll_hier_times_take(cs->hier, reset, times);
+    return MCOLL_SUCCESS;
 }

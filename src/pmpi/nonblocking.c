@@ -90,7 +90,7 @@ const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", i
 /* ---------------------------------------------------------------------------------------------
  * The common run
  * ------------------------------------------------------------------------------------------- */
-/* Prepare and decide without the collective node-locality question of a first blocking call:
+/* Prepare and decide without the collective domain question of a first blocking call:
  * a nonblocking call must not wait for the other ranks (comm_attr.h). */
 static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 {

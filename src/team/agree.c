@@ -44,13 +44,3 @@ int mcoll_agree_range(MPI_Comm comm, const int64_t *mine, int64_t *lo, int64_t *
     }
     return 1;
 }
-
-int mcoll_agree_node_local(MPI_Comm comm, int size)
-{
-    MPI_Comm node;
-    int node_size = 0;
-    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 0;
-    PMPI_Comm_size(node, &node_size);
-    PMPI_Comm_free(&node);
-    return node_size == size;
-}

@@ -22,7 +22,4 @@ int mcoll_agree_min(MPI_Comm comm, const uint64_t *mine, uint64_t *all, int n);
 /* lo[i] and hi[i] = the smallest and largest mine[i] over the ranks, i < n <= 8, in one call. */
 int mcoll_agree_range(MPI_Comm comm, const int64_t *mine, int64_t *lo, int64_t *hi, int n);
 
-/* 1 when every rank of `comm` (of `size` ranks) shares this node (MPI_Comm_split_type). */
-int mcoll_agree_node_local(MPI_Comm comm, int size);
-
 #endif /* MCOLL_AGREE_H */

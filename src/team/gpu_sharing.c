@@ -12,12 +12,13 @@
 #include "checks.h"
 #include "team.h"
 
-/* What one allgather learns of each rank: its GPU, whether MPS serves it, and its process (for
- * the watchdog, which checks that peers are alive). */
+/* What one allgather learns of each rank: its GPU, whether MPS serves it, and its process and
+ * node (for the watchdog, which checks that the peers of its own node are alive). */
 typedef struct {
     CUuuid uuid;
     int mps;
     pid_t pid;
+    int node;
 } gpu_identity;
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi -L prints it. */
@@ -57,6 +58,7 @@ mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team)
 
     memset(&mine, 0, sizeof mine);
     mine.pid = getpid();
+    mine.node = team->node.leader;
     ok = mcoll_cu.cuDeviceGetUuid(&mine.uuid, team->cu_device) == CUDA_SUCCESS &&
          mcoll_cu.cuDeviceGetAttribute(&mine.mps, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, team->cu_device) == CUDA_SUCCESS;
     all = calloc((size_t)team->size, sizeof *all);
@@ -81,7 +83,8 @@ mcoll_result mcoll_gpu_sharing_learn(mcoll_team *team)
         if (first == i) s->gpus++;
         if (on_gpu > s->ranks_per_gpu) s->ranks_per_gpu = on_gpu;
         if (i == team->rank) s->sharers = on_gpu;
-        team->watch.pids[i] = all[i].pid;
+        /* A process id means nothing on another node: those peers are not watched (0). */
+        team->watch.pids[i] = all[i].node == mine.node ? all[i].pid : 0;
         if (on_gpu > 1 && without_mps && unshared < 0) unshared = first;
     }
     if (unshared >= 0 && team->rank == 0) report_unshared(team, all, unshared);

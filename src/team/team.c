@@ -1,6 +1,7 @@
-/* Team creation as explicit steps: node check, private communicator, GPU and context, handle
- * type, multicast decision, symmetric memory, multicast object, signal pads. Every step that
- * can fail on one rank ends in an agreement, so all ranks succeed or fail together. */
+/* Team creation as explicit steps: nodes, private communicator, GPU and context, one NVLink
+ * clique when the ranks span nodes, handle type, multicast decision, symmetric memory,
+ * multicast object, signal pads. Every step that can fail on one rank ends in an agreement, so
+ * all ranks succeed or fail together. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,9 @@
 #include "agree.h"
 #include "checks.h"
 #include "config.h"
+#include "fabric.h"
 #include "locality.h"
+#include "nodes.h"
 #include "team.h"
 #include "vmm.h"
 
@@ -38,10 +41,10 @@ static void memory_account(size_t bytes, int add)
     pthread_mutex_unlock(&memory_lock);
 }
 
-/* The GPU this rank uses: the one current in the calling thread, else local rank modulo the
- * number of GPUs. The device's primary context is always retained, so a team never depends on
- * a reference someone else may drop (another team, say); it is made current only when the
- * thread has no context. */
+/* The GPU this rank uses: the one current in the calling thread, else its rank on its node
+ * modulo the number of GPUs. The device's primary context is always retained, so a team never
+ * depends on a reference someone else may drop (another team, say); it is made current only
+ * when the thread has no context. */
 static int pick_device(mcoll_team *team)
 {
     CUcontext current = NULL;
@@ -51,7 +54,7 @@ static int pick_device(mcoll_team *team)
     } else {
         current = NULL;
         if (mcoll_cu.cuDeviceGetCount(&count) != CUDA_SUCCESS || count < 1) return 0;
-        if (mcoll_cu.cuDeviceGet(&team->cu_device, team->rank % count) != CUDA_SUCCESS) return 0;
+        if (mcoll_cu.cuDeviceGet(&team->cu_device, team->node.rank % count) != CUDA_SUCCESS) return 0;
     }
     if (mcoll_cu.cuDevicePrimaryCtxRetain(&team->context, team->cu_device) != CUDA_SUCCESS) {
         team->context = NULL;
@@ -78,6 +81,7 @@ static int attribute(mcoll_team *team, CUdevice_attribute attr)
  * granule and export it. */
 static int fabric_usable(mcoll_team *team)
 {
+    const char *instead = team->nodes > 1 ? "" : ", using POSIX descriptors";
     CUmemAllocationProp prop;
     CUmemGenericAllocationHandle handle;
     CUmemFabricHandle bytes;
@@ -87,24 +91,64 @@ static int fabric_usable(mcoll_team *team)
     prop = mcoll_allocation_prop(team->device, CU_MEM_HANDLE_TYPE_FABRIC);
     if (mcoll_cu.cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS ||
         mcoll_cu.cuMemCreate(&handle, gran, &prop, 0) != CUDA_SUCCESS) {
-        MCOLL_INFO("fabric handles: not permitted here (no IMEX channel?), using POSIX descriptors");
+        MCOLL_INFO("fabric handles: not permitted here (no IMEX channel?)%s", instead);
         return 0;
     }
     ok = mcoll_cu.cuMemExportToShareableHandle(&bytes, handle, CU_MEM_HANDLE_TYPE_FABRIC, 0) == CUDA_SUCCESS;
     CU_WARN(cuMemRelease(handle));
-    if (!ok) MCOLL_INFO("fabric handles: export not permitted here, using POSIX descriptors");
+    if (!ok) MCOLL_INFO("fabric handles: export not permitted here%s", instead);
     return ok;
 }
 
-/* Fabric handles where every GPU can export them, POSIX descriptors otherwise. */
-static int choose_handle_kind(mcoll_team *team)
+/* Fabric handles where every GPU can export them, POSIX descriptors otherwise; a team spanning
+ * nodes has fabric handles or nothing (descriptors pass between processes of one node only).
+ * MCOLL_ERR_UNSUPPORTED there, said at INFO with the first rank that lacks them. */
+static mcoll_result choose_handle_kind(mcoll_team *team)
 {
     int vmm = attribute(team, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED);
     int fabric = vmm && fabric_usable(team);
     int posix = attribute(team, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED);
-    int all_fabric = mcoll_team_agree(team->comm, fabric);
-    if (!mcoll_team_agree(team->comm, vmm && (posix || all_fabric))) return 0;
+    int lacking = team->nodes > 1 ? mcoll_agree_first_failure(team->comm, team->rank, fabric) : -1;
+    int all_fabric = team->nodes > 1 ? lacking == -1 : mcoll_team_agree(team->comm, fabric);
+    if (team->nodes > 1 && !all_fabric) {
+        if (team->rank == 0)
+            MCOLL_INFO("no team: its ranks span %d nodes of one NVLink clique, but rank %d cannot share memory by "
+                       "fabric handles (CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, an IMEX channel); POSIX "
+                       "descriptors do not cross nodes",
+                       team->nodes, lacking);
+        return MCOLL_ERR_UNSUPPORTED;
+    }
+    if (!mcoll_team_agree(team->comm, vmm && (posix || all_fabric))) {
+        MCOLL_WARN("no team: the GPUs cannot share memory (no virtual memory management or shareable handles)");
+        return MCOLL_ERR_CUDA;
+    }
     team->handle_kind = all_fabric ? MCOLL_HANDLE_FABRIC : MCOLL_HANDLE_POSIX_FD;
+    return MCOLL_SUCCESS;
+}
+
+/* Ranks on several nodes make one team only inside one NVLink clique: every GPU reports the
+ * same fabric key (NVML's cluster UUID and clique id). Collective; every rank answers alike. */
+static int one_clique(mcoll_team *team)
+{
+    int64_t mine = mcoll_fabric_key(team->device), lo = 0, hi = 0;
+    if (!mcoll_agree_range(team->comm, &mine, &lo, &hi, 1)) return 0;
+    if (lo >= 0 && lo == hi) return 1;
+    if (team->rank == 0)
+        MCOLL_INFO("no team: its ranks span %d nodes and their GPUs are not one NVLink clique (%s)", team->nodes,
+                   lo < 0 ? "no GPU fabric info on some rank" : "GPUs of several cliques");
+    return 0;
+}
+
+/* This rank's node and how many nodes the ranks of `comm` span (agreed). */
+static int learn_nodes(MPI_Comm comm, int size, mcoll_node_place *place, int *nodes)
+{
+    int v[2];
+    int ok = mcoll_node_place_of(comm, place);
+    /* A rank whose question failed counts as a node of its own. */
+    v[0] = place->rank == 0 || !ok;
+    v[1] = place->size == size && ok ? 0 : 1;
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS) return 0;
+    *nodes = v[1] ? (v[0] > 1 ? v[0] : 2) : 1;
     return 1;
 }
 
@@ -212,18 +256,20 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 {
     mcoll_team *team;
     agreed_params params;
+    mcoll_node_place place;
     size_t granularity, mc_granularity = 0;
     uint64_t mine, bytes = 0;
-    int size, rank, ok, nvls;
+    int size, rank, ok, nvls, nodes = 1;
     mcoll_result rc;
 
     *out = NULL;
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
-    if (size > MCOLL_MAX_RANKS || !mcoll_agree_node_local(comm, size)) {
-        MCOLL_INFO("no team: %s", size > MCOLL_MAX_RANKS ? "more ranks than MCOLL_MAX_RANKS" : "ranks span several nodes");
+    if (size > MCOLL_MAX_RANKS) {
+        MCOLL_INFO("no team: more ranks than MCOLL_MAX_RANKS");
         return MCOLL_ERR_UNSUPPORTED;
     }
+    if (!learn_nodes(comm, size, &place, &nodes)) return MCOLL_ERR_MPI;
     team = calloc(1, sizeof *team);
     ok = team != NULL && mcoll_driver_available() && mcoll_cu.cuMemCreate && mcoll_cu.cuMemMap &&
          mcoll_cu.cuMemExportToShareableHandle && mcoll_cu.cuMemImportFromShareableHandle;
@@ -238,6 +284,8 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     }
     team->rank = rank;
     team->size = size;
+    team->node = place;
+    team->nodes = nodes;
     team->engine = MCOLL_ENGINE_UNICAST;
 
     ok = pick_device(team);
@@ -247,6 +295,10 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
         goto fail;
     }
     mcoll_locality_log(team->device);
+    if (nodes > 1 && !one_clique(team)) {
+        mcoll_team_destroy(team);
+        return MCOLL_ERR_UNSUPPORTED;
+    }
     rc = mcoll_gpu_sharing_learn(team);
     if (rc != MCOLL_SUCCESS) {
         mcoll_team_destroy(team);
@@ -259,9 +311,10 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     team->watch.size = size;
     team->watch.timeout_s = params.timeout_s;
     if (!mcoll_team_agree(team->comm, mcoll_watch_start(&team->watch) == MCOLL_SUCCESS)) goto fail;
-    if (!choose_handle_kind(team)) {
-        MCOLL_WARN("no team: the GPUs cannot share memory (no virtual memory management or shareable handles)");
-        goto fail;
+    rc = choose_handle_kind(team);
+    if (rc != MCOLL_SUCCESS) {
+        mcoll_team_destroy(team);
+        return rc;
     }
     nvls = mcoll_multicast_wanted(team, config, &mc_granularity);
     granularity = allocation_granularity(team);
@@ -292,8 +345,9 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     }
     if (!init_signals(team)) goto fail;
     fill_device_view(team, &params);
-    MCOLL_INFO("team of %d ranks on %d GPUs (up to %d per GPU%s) on local rank %d: engine %s, multicast %s", size,
-               team->sharing.gpus, team->sharing.ranks_per_gpu, team->sharing.ranks_per_gpu > 1 ? ", MPS" : "", rank,
+    MCOLL_INFO("team of %d ranks on %d GPUs (up to %d per GPU%s) on %d node%s, rank %d: engine %s, multicast %s", size,
+               team->sharing.gpus, team->sharing.ranks_per_gpu, team->sharing.ranks_per_gpu > 1 ? ", MPS" : "",
+               nodes, nodes > 1 ? "s of one NVLink clique" : "", rank,
                team->engine == MCOLL_ENGINE_NVLS ? "nvls" : "unicast", team->nvls_reason);
     *out = team;
     return MCOLL_SUCCESS;

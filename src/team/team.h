@@ -1,5 +1,6 @@
-/* A team: the ranks of one communicator on one node, one GPU each, with symmetric memory
- * mapped by every rank and, when multicast is in use, one multicast object bound to it. */
+/* A team: the ranks of one communicator in one NVLink domain (one node, or one NVLink clique
+ * across nodes), one GPU each, with symmetric memory mapped by every rank and, when multicast is
+ * in use, one multicast object bound to it. */
 #ifndef MCOLL_TEAM_H
 #define MCOLL_TEAM_H
 
@@ -8,6 +9,7 @@
 #include "driver.h"
 #include "launch.h"
 #include "mcoll.h"
+#include "nodes.h"
 #include "vmm.h"
 #include "watchdog.h"
 
@@ -57,6 +59,8 @@ typedef struct {
 typedef struct mcoll_team {
     MPI_Comm comm;               /* private duplicate of the user's communicator */
     int rank, size;
+    mcoll_node_place node;       /* this rank's node (nodes.h) */
+    int nodes;                   /* nodes the team spans; more than one: one NVLink clique, fabric handles */
     int device;                  /* CUDA ordinal */
     mcoll_gpu_sharing sharing;
     CUdevice cu_device;

@@ -34,12 +34,12 @@ static void raise_flag(mcoll_watch *w, double now)
     w->raised_at = now;
 }
 
-/* The first peer whose process no longer exists, or -1. EPERM means it exists. */
+/* The first peer of this node whose process no longer exists, or -1. EPERM means it exists. */
 static int dead_peer(const mcoll_watch *w)
 {
     int i;
     for (i = 0; i < w->size; i++)
-        if (i != w->rank && kill(w->pids[i], 0) != 0 && errno == ESRCH) return i;
+        if (i != w->rank && w->pids[i] > 0 && kill(w->pids[i], 0) != 0 && errno == ESRCH) return i;
     return -1;
 }
 

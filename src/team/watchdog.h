@@ -2,8 +2,9 @@
  *
  * GPU waits have no deadline (a peer may legally join minutes late). Each team instead has an
  * abort flag in mapped pinned memory that every wait polls. One thread per process, running
- * only while teams exist, checks twice a second that the processes of every team's peers are
- * alive (kill(pid, 0) on the same node) and, when MCOLL_TIMEOUT is set, that no call made
+ * only while teams exist, checks twice a second that the processes of every team's peers on
+ * this node are alive (kill(pid, 0); a team spanning nodes leaves its other nodes' peers to the
+ * MPI and the launcher, and to MCOLL_TIMEOUT) and, when MCOLL_TIMEOUT is set, that no call made
  * through MPI has waited longer. Either finding raises the team's flag and is said once in a
  * WARN line naming the rank, its pid and the likely cause. The kernels then end, and the call
  * that sees the flag fails: MPI calls through the communicator's error handler (which aborts the
@@ -21,7 +22,7 @@
 typedef struct mcoll_watch {
     volatile uint32_t *flag;     /* host view of the abort flag (cuMemHostAlloc, DEVICEMAP) */
     CUdeviceptr flag_device;     /* the kernels' view */
-    pid_t pids[MCOLL_MAX_RANKS]; /* every rank's process, by team rank */
+    pid_t pids[MCOLL_MAX_RANKS]; /* every rank's process, by team rank; 0: on another node */
     int rank, size;
     int timeout_s;               /* MCOLL_TIMEOUT as agreed; 0: no limit */
     /* Written by the calling thread and read by the watchdog under its lock. */

@@ -2,7 +2,9 @@
  * steps inside each domain made through MPI (MCOLL_HIER=mpi: the decomposition without GPU
  * kernels): every collective the hierarchy runs, every root, in and out of place, odd counts
  * (slices and a remainder), counts cut into several chunks (MCOLL_STAGE_CHUNK=64K), each compared
- * bitwise with the same call made through PMPI_* on host copies. test_hier.sh runs it with
+ * bitwise with the same call made through PMPI_* on host copies; reduce and bcast also of counts
+ * cut into six chunks and a remainder, with one MPI step between domains per chunk (the
+ * pipeline's); and the time split mcoll_hier_times reports. test_hier.sh runs it with
  * MCOLL_DOMAIN_SIZE=2 (equal domains), 3 (unequal: 3 + 1 at 4 ranks) and 1 (one rank per
  * domain, which the hierarchy leaves to the staged path), MPI not CUDA-aware (staged steps) and CUDA-aware (device pointers to MPI).
  *
@@ -11,17 +13,21 @@
  * is not CUDA-aware, check that no device pointer reaches it. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include "comm_attr.h"
 #include "contract/devmem.h"
 #include "contract/pmpi_real.h"
+#include "hier_internal.h"
 
 static int world_size, cuda_aware;
-static long sub_calls;
+static long sub_calls, cross_calls;
+static MPI_Comm cross = MPI_COMM_NULL; /* MPI_COMM_WORLD's communicator between domains */
 
 static void note(MPI_Comm c, const char *call, const void *s, const void *r)
 {
     int n = 0;
     PMPI_Comm_size(c, &n);
     if (n < world_size) sub_calls++;
+    if (c == cross && cross != MPI_COMM_NULL) cross_calls++;
     if (!cuda_aware) {
         check_host(call, s);
         check_host(call, r);
@@ -114,6 +120,68 @@ static void check_reduce_scatter_equal(const ct_type *t, MPI_Op op, int count, i
     if (made != MPI_OP_NULL) MPI_Op_free(&made);
 }
 
+/* The MPI steps between domains of one pipelined call of `elements` elements of `esize` bytes
+ * on equal domains of d ranks: one per chunk of d slices of MCOLL_STAGE_CHUNK bytes, and one for
+ * the remainder where this rank takes part in it. */
+static long chunk_steps(size_t elements, size_t esize, size_t d, int in_remainder)
+{
+    size_t body = elements / d * d, slice = (64u << 10) / esize, chunk;
+    if (slice > body / d) slice = body / d;
+    chunk = slice * d;
+    return (long)(chunk ? (body + chunk - 1) / chunk : 0) + (elements > body && in_remainder);
+}
+
+/* Reduce and bcast of counts cut into several chunks (a short last one, and a remainder), every
+ * root, in and out of place: PMPI's results, and as many MPI steps between domains as chunks. */
+static void check_pipelined(const ct_type *t)
+{
+    mcoll_comm_state *cs = mcoll_comm_state_find(MPI_COMM_WORLD);
+    const mcoll_hier *h = cs ? cs->hier : NULL;
+    size_t d, es = (size_t)t->size, n;
+    int root, in_place;
+    long before, want;
+    if (!h || !h->equal || h->largest < 2) return;
+    d = (size_t)h->local_size;
+    n = 5 * ((64u << 10) / es) * d + d + 1; /* 6 chunks, the last of d elements, and a remainder */
+    cross = h->cross;
+    for (root = 0; root < world_size; root++) {
+        for (in_place = 0; in_place < 2; in_place++) {
+            before = cross_calls;
+            ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE, t, MPI_SUM, "SUM", (int)n, in_place, root);
+            want = chunk_steps(n, es, d, h->local_rank == h->local_of[root]);
+            if (cross_calls - before != want)
+                CT_FAIL("reduce of %zu %s to %d: %ld MPI steps between domains, wanted %ld (one per chunk)", n,
+                        t->name, root, cross_calls - before, want);
+        }
+        before = cross_calls;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_BCAST, t, MPI_OP_NULL, "-", (int)n, 0, root);
+        want = chunk_steps(n * es, 1, d, 1);
+        if (cross_calls - before != want)
+            CT_FAIL("bcast of %zu B from %d: %ld MPI steps between domains, wanted %ld (one per chunk)", n * es, root,
+                    cross_calls - before, want);
+    }
+    cross = MPI_COMM_NULL;
+}
+
+/* The time split of the hierarchical calls (mcoll_hier_times): summed per call, between domains
+ * no more than the whole, zeros after a reset and where the calls are not hierarchical. */
+static void check_times(int hierarchical)
+{
+    mcoll_hier_times_t t;
+    float zeros[1024] = {0};
+    void *d = d_alloc(sizeof zeros);
+    d_put(d, zeros, sizeof zeros);
+    ct_checks += 3;
+    if (mcoll_hier_times(MPI_COMM_WORLD, 1, &t) != MCOLL_SUCCESS || (t.calls > 0) != hierarchical ||
+        t.between_seconds < 0 || t.between_seconds > t.seconds)
+        CT_FAIL("mcoll_hier_times: %ld calls, %.6f s, %.6f s between domains", t.calls, t.seconds, t.between_seconds);
+    MPI_Allreduce(MPI_IN_PLACE, d, 1024, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (mcoll_hier_times(MPI_COMM_WORLD, 0, &t) != MCOLL_SUCCESS || t.calls != hierarchical)
+        CT_FAIL("mcoll_hier_times after a reset and one allreduce: %ld calls", t.calls);
+    if (mcoll_hier_times(MPI_COMM_NULL, 0, &t) != MCOLL_ERR_INVALID_ARG) CT_FAIL("mcoll_hier_times of MPI_COMM_NULL");
+    d_release(d);
+}
+
 int main(int argc, char **argv)
 {
     static const MPI_Op ops[] = {MPI_SUM, MPI_MAX, MPI_MIN};
@@ -158,11 +226,13 @@ int main(int argc, char **argv)
             for (in_place = 0; in_place < 2; in_place++)
                 ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, &types[t], MPI_OP_NULL, "-", n / 4 + 1, in_place, 0);
         }
+        if (types[t].type == MPI_INT || types[t].type == MPI_DOUBLE) check_pipelined(&types[t]);
         checkpoint();
     }
     /* The path was the hierarchy's: its steps ran on the sub-communicators. */
     before = sub_calls;
     MPI_Allreduce(MPI_IN_PLACE, &before, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
     if (before == 0 && atoi(getenv("MCOLL_DOMAIN_SIZE")) >= 2) CT_FAIL("no MPI call on a domain or cross communicator: the hierarchical path was not taken");
+    check_times(atoi(getenv("MCOLL_DOMAIN_SIZE")) >= 2);
     return devmem_finish("mpi_hier", dev);
 }

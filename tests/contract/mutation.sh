@@ -20,7 +20,7 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
 export MCOLL_CONTRACT_QUIET=1
 # The tests most likely to catch a mistake first.
-TESTS="mpi_team_kernel_view mpi_team_success mpi_team_alias mpi_team_faults mpi_team_shared_gpu
+TESTS="mpi_team_kernel_view mpi_team_success mpi_team_alias mpi_team_faults mpi_team_shared_gpu mpi_team_span
        mpi_team_killswitch mpi_team_killswitch_mcoll mpi_team_killswitch_wins"
 
 tmp=$(mktemp -d)

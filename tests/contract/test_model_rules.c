@@ -268,6 +268,17 @@ static void rules_reserve_map_access(void)
     CHECK_OK(cu->cuMemAddressFree(va, 8 * MIB));
 }
 
+/* This process as the one of world rank `node` on modelled nodes of one rank each (0: back
+ * to the one node). */
+static void on_node(int node)
+{
+    char rank[8];
+    snprintf(rank, sizeof rank, "%d", node);
+    if (node) setenv("OMPI_COMM_WORLD_RANK", rank, 1);
+    else unsetenv("OMPI_COMM_WORLD_RANK");
+    mcoll_contract_set_node_size(node ? 1 : 0);
+}
+
 static void rules_export_import(void)
 {
     CUmemGenericAllocationHandle posix_only = create(1, 2 * MIB, POSIX_FD);
@@ -304,6 +315,19 @@ static void rules_export_import(void)
     RULE(cu->cuMemImportFromShareableHandle(&imported, &fabric, FABRIC), CUDA_ERROR_NOT_SUPPORTED,
          "HANDLE_TYPE_FABRIC_SUPPORTED is 0");
     mcoll_contract_set_attribute(-1, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 1);
+
+    /* Nodes: a descriptor exported on node 0 is refused on node 1, a fabric handle is not. */
+    CUmemGenericAllocationHandle both = create(1, 2 * MIB, POSIX_FD | FABRIC);
+    CHECK_OK(cu->cuMemExportToShareableHandle(&fd, both, POSIX_FD, 0));
+    CHECK_OK(cu->cuMemExportToShareableHandle(&fabric, both, FABRIC, 0));
+    on_node(1);
+    RULE(cu->cuMemImportFromShareableHandle(&imported, (void *)(uintptr_t)fd, POSIX_FD), CUDA_ERROR_INVALID_VALUE,
+         "does not cross nodes");
+    CHECK_OK(cu->cuMemImportFromShareableHandle(&imported, &fabric, FABRIC));
+    CHECK_OK(cu->cuMemRelease(imported));
+    on_node(0);
+    close(fd);
+    CHECK_OK(cu->cuMemRelease(both));
     CHECK_OK(cu->cuMemRelease(posix_only));
 }
 
@@ -552,6 +576,10 @@ static void rules_user_memory(void)
     RULE(cu->cuIpcOpenMemHandle(&mapped, ipc, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_ERROR_INVALID_CONTEXT,
          "cannot open its own IPC handle");
     RULE(cu->cuIpcCloseMemHandle(d), CUDA_ERROR_INVALID_VALUE, "was not returned by cuIpcOpenMemHandle");
+    on_node(1);
+    RULE(cu->cuIpcOpenMemHandle(&mapped, ipc, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), CUDA_ERROR_INVALID_VALUE,
+         "does not cross nodes");
+    on_node(0);
     CHECK_OK(cu->cuMemFree(d));
 
     int fd = -1;

@@ -5,7 +5,9 @@
  * MCOLL_CONTRACT_CLIQUE (or mcoll_contract_set_cliques) lists one entry per device, comma
  * separated: "cluster:clique" (two numbers; cluster 0 means no cluster, as NVML reports a GPU
  * outside any fabric) or "-" for a device whose fabric registration is not complete. Devices
- * past the list, and every device when the list is empty, have no fabric info (the default). */
+ * past the list, and every device when the list is empty, have no fabric info (the default).
+ * With modelled nodes (MCOLL_CONTRACT_NODE_SIZE) the lists of nodes 0, 1, ... follow one
+ * another separated by ';' ("1:7,1:7;1:8,1:8"); a list without ';' is every node's. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,15 +23,19 @@ void mcoll_contract_set_cliques(const char *text)
     spec_read = 1;
 }
 
-/* The entry of `device` in the list, or NULL. */
-static const char *entry(int device)
+/* The entry of `device` of `node` in the list, or NULL. */
+static const char *entry(int node, int device)
 {
-    const char *p;
+    const char *p = spec;
     int i;
     if (!spec_read) mcoll_contract_set_cliques(getenv("MCOLL_CONTRACT_CLIQUE"));
-    for (p = spec, i = 0; *p && i < device; p++)
+    /* One list per node when there are several; a list alone is every node's. */
+    if (strchr(spec, ';'))
+        for (i = 0; *p && i < node; p++)
+            if (*p == ';') i++;
+    for (i = 0; *p && *p != ';' && i < device; p++)
         if (*p == ',') i++;
-    return *p && i == device ? p : NULL;
+    return *p && *p != ';' && i == device ? p : NULL;
 }
 
 int mcoll_contract_fabric_query(const char *bus_id, mcoll_fabric_info *info)
@@ -39,7 +45,7 @@ int mcoll_contract_fabric_query(const char *bus_id, mcoll_fabric_info *info)
     int device;
     if (!bus_id || sscanf(bus_id, "%x:%x", &domain, &bus) != 2 || bus < 0x18) return 0;
     device = (int)((bus - 0x18) / 0x10); /* the modelled bus ids (config.c) */
-    e = entry(device);
+    e = entry(mcoll_contract_node(), device);
     if (!e || sscanf(e, "%u:%u", &cluster, &clique) != 2) return 0;
     memset(info, 0, sizeof *info);
     memcpy(info->cluster_uuid, &cluster, sizeof cluster);

@@ -97,6 +97,34 @@ int mcoll_contract_set_attribute(int device, CUdevice_attribute attribute, int v
     return 0;
 }
 
+int mcoll_contract_node(void)
+{
+    model_setup();
+    pthread_mutex_lock(&model.lock);
+    int node = model_this_node();
+    pthread_mutex_unlock(&model.lock);
+    return node;
+}
+
+void mcoll_contract_set_node_size(int node_size)
+{
+    model_setup();
+    pthread_mutex_lock(&model.lock);
+    model.config.node_size = node_size > 0 ? node_size : 0;
+    pthread_mutex_unlock(&model.lock);
+}
+
+int model_this_node(void)
+{
+    int rank = model_launcher_rank();
+    return model.config.node_size > 0 && rank > 0 ? rank / model.config.node_size : 0;
+}
+
+int model_global_device(int device)
+{
+    return model_this_node() * model.config.device_count + device;
+}
+
 int model_valid_device(int device)
 {
     return device >= 0 && device < model.config.device_count;

@@ -37,6 +37,9 @@
  *   MCOLL_CONTRACT_FABRIC=0|1        CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED (default 1)
  *   MCOLL_CONTRACT_POSIX_FD=0|1      CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED
  *   MCOLL_CONTRACT_VMM=0|1           CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
+ *   MCOLL_CONTRACT_NODE_SIZE=K       processes per modelled node (world rank / K: the node), each
+ *                                    node with its own GPUs: POSIX descriptors and CUDA IPC handles
+ *                                    do not cross nodes, fabric handles do (default 0: one node)
  *   MCOLL_CONTRACT_FAIL=SPEC         fault injection, see mcoll_contract_fail_spec
  *   MCOLL_CONTRACT_QUIET=1           do not print violations to stderr as they happen
  *   MCOLL_CONTRACT_TRACE=1           print every call to stderr
@@ -70,6 +73,9 @@ typedef struct mcoll_contract_config {
     int posix_fd_supported;                    /* default 1 */
     int fabric_supported;                      /* default 1 */
     int mps_enabled;                           /* CU_DEVICE_ATTRIBUTE_MPS_ENABLED; default 0 */
+    int node_size;                             /* processes per modelled node: world rank / node_size
+                                                  is a process's node (each with device_count GPUs
+                                                  of its own); 0, the default: one node */
     size_t alloc_granularity_minimum;          /* cuMemGetAllocationGranularity; default 2 MiB */
     size_t alloc_granularity_recommended;      /* default 2 MiB */
     size_t multicast_granularity_minimum;      /* cuMulticastGetGranularity; default 2 MiB */
@@ -85,6 +91,9 @@ void mcoll_contract_get_config(mcoll_contract_config *config);
  * of the page size, the device count 1..MCOLL_CONTRACT_MAX_DEVICES. Returns 0, or -1 (and
  * changes nothing) when a value is out of range. */
 int mcoll_contract_configure(const mcoll_contract_config *config);
+/* This process's modelled node (0 unless node_size is set); the node size takes effect at once. */
+int mcoll_contract_node(void);
+void mcoll_contract_set_node_size(int node_size);
 /* What cuDeviceGetAttribute reports for one attribute of `device`, or of every device when
  * `device` is -1. Returns 0, or -1 for an attribute or device out of range. */
 int mcoll_contract_set_attribute(int device, CUdevice_attribute attribute, int value);
@@ -103,7 +112,8 @@ const mcoll_driver *mcoll_contract_driver(void);
 void mcoll_contract_install(void);
 
 /* NVLink cliques of the modelled devices, as NVML's GPU fabric info reports them (cliques.c):
- * one "cluster:clique" or "-" per device, comma separated; also read from
+ * one "cluster:clique" or "-" per device, comma separated; with modelled nodes, one such list
+ * per node separated by ';' (one list alone: every node's); also read from
  * MCOLL_CONTRACT_CLIQUE. mcoll_contract_install puts the query in place of NVML's. */
 void mcoll_contract_set_cliques(const char *spec);
 int mcoll_contract_fabric_query(const char *bus_id, mcoll_fabric_info *info);

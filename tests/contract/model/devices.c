@@ -105,7 +105,8 @@ CUresult model_cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice device)
     return model_leave(&call, CUDA_SUCCESS);
 }
 
-/* Every process sees device d as the same GPU: ranks given the same ordinal share it. */
+/* Every process of a node sees device d as the same GPU: ranks given the same ordinal share
+ * it. Another node's device d is another GPU. */
 CUresult model_cuDeviceGetUuid(CUuuid *uuid, CUdevice device)
 {
     model_call call;
@@ -117,6 +118,7 @@ CUresult model_cuDeviceGetUuid(CUuuid *uuid, CUdevice device)
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     memset(uuid->bytes, 0, sizeof uuid->bytes);
     memcpy(uuid->bytes, "model-gpu", 9);
+    uuid->bytes[14] = (char)model_this_node();
     uuid->bytes[15] = (char)device;
     return model_leave(&call, CUDA_SUCCESS);
 }

@@ -29,7 +29,7 @@ int mcoll_contract_fail(const char *call, int nth, CUresult err)
 }
 
 /* The MPI world rank from the launcher's environment, or -1 when not launched by one. */
-static int launcher_rank(void)
+int model_launcher_rank(void)
 {
     static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
                                         "SLURM_PROCID"};
@@ -85,7 +85,7 @@ int model_parse_fault_spec(const char *spec, int from_environment)
     }
     free(copy);
     if (bad || model.fault_count + count > MODEL_MAX_FAULTS) return -1;
-    int rank = launcher_rank();
+    int rank = model_launcher_rank();
     int added = 0;
     for (int i = 0; i < count; i++) {
         if (rules[i].rank >= 0 && rules[i].rank != rank) continue;

@@ -54,7 +54,9 @@ typedef struct model_object_header {
     uint64_t handle_types;         /* shareable types requested at creation */
     uint32_t num_devices;          /* multicast: team size */
     uint32_t creator_pid;
-    _Atomic uint64_t devices_added;  /* multicast: bit d set once device d was added */
+    int32_t creator_node;          /* the modelled node it was created on */
+    _Atomic uint64_t devices_added;  /* multicast: bit model_global_device(d) set once device d
+                                        of a node was added */
 } model_object_header;
 
 /* A generic allocation handle of this process (cuMemCreate, cuMulticastCreate, or import). */
@@ -229,6 +231,12 @@ int model_injecting(model_call *call);
 size_t model_page_size(void);
 int model_bit_count(uint64_t mask);
 int model_valid_device(int device);
+/* The MPI world rank from the launcher's environment (-1 when none), this process's modelled
+ * node (config.node_size), and a device's index among the GPUs of every node (multicast teams
+ * span nodes: bit node * device_count + device). */
+int model_launcher_rank(void);
+int model_this_node(void);
+int model_global_device(int device);
 int model_attribute(int device, CUdevice_attribute attribute);
 int model_any_device_has(CUdevice_attribute attribute);
 const char *model_error_name(CUresult err);

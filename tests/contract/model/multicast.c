@@ -92,13 +92,13 @@ static model_handle *find_multicast(model_call *call, CUmemGenericAllocationHand
     return h;
 }
 
-/* CUDA_SUCCESS when `device` may join, else the violation recorded. */
+/* CUDA_SUCCESS when `device` (of this process's node) may join, else the violation recorded. */
 static CUresult check_add(model_call *call, uint64_t added, uint32_t num_devices, int device)
 {
-    if (added & ((uint64_t)1 << device))
+    if (added & ((uint64_t)1 << model_global_device(device)))
         return model_violation(call, CUDA_ERROR_INVALID_VALUE,
-                               "device %d was already added to this multicast object (by this "
-                               "or another process)", device);
+                               "device %d was already added to this multicast object (by this or "
+                               "another process of node %d)", device, model_this_node());
     if ((uint32_t)model_bit_count(added) >= num_devices)
         return model_violation(call, CUDA_ERROR_INVALID_VALUE,
                                "all %u devices of the team were already added", num_devices);
@@ -119,6 +119,10 @@ CUresult model_cuMulticastAddDevice(CUmemGenericAllocationHandle mc, CUdevice de
         return model_violation(&call, CUDA_ERROR_NOT_SUPPORTED,
                                "device %d reports CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 0",
                                device);
+    if (model_global_device(device) >= MCOLL_CONTRACT_MAX_DEVICES)
+        return model_violation(&call, CUDA_ERROR_INVALID_DEVICE,
+                               "device %d of node %d is past the %d GPUs the model's multicast state "
+                               "holds", device, model_this_node(), MCOLL_CONTRACT_MAX_DEVICES);
     model_object_header *header = h->header;
     uint64_t added = atomic_load(&header->devices_added);
     rc = check_add(&call, added, header->num_devices, device);
@@ -126,7 +130,7 @@ CUresult model_cuMulticastAddDevice(CUmemGenericAllocationHandle mc, CUdevice de
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     /* Other processes add their devices concurrently: retry until our bit is in. */
     while (!atomic_compare_exchange_weak(&header->devices_added, &added,
-                                         added | ((uint64_t)1 << device))) {
+                                         added | ((uint64_t)1 << model_global_device(device)))) {
         rc = check_add(&call, added, header->num_devices, device);
         if (rc != CUDA_SUCCESS) return rc;
     }
@@ -168,8 +172,8 @@ static CUresult bind(model_call *call, model_handle *mc, size_t mc_offset, const
                                "only %d of %u devices were added: every device must be added "
                                "before memory is bound", model_bit_count(added),
                                header->num_devices);
-    if (mem->device < 0 || mem->device >= MCOLL_CONTRACT_MAX_DEVICES ||
-        !(added & ((uint64_t)1 << mem->device)))
+    if (mem->device < 0 || model_global_device(mem->device) >= MCOLL_CONTRACT_MAX_DEVICES ||
+        !(added & ((uint64_t)1 << model_global_device(mem->device))))
         return model_violation(call, CUDA_ERROR_INVALID_DEVICE,
                                "the memory was created on device %d, which was not added to "
                                "the multicast team", mem->device);

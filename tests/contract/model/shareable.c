@@ -91,6 +91,7 @@ CUresult model_object_create(uint32_t kind, size_t size, int device, uint64_t ha
     header->handle_types = handle_types;
     header->num_devices = num_devices;
     header->creator_pid = (uint32_t)getpid();
+    header->creator_node = model_this_node();
     atomic_init(&header->devices_added, 0);
     *out = add_handle(fd, header, 0);
     if (!*out) {
@@ -262,6 +263,17 @@ CUresult model_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *hand
     if (!header) {
         close(fd);
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "%s", why);
+    }
+    /* A descriptor is a process's, passed on one node only (here a socket on one machine would
+     * carry it further, so the model refuses what a real job could not do). */
+    if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR && header->creator_node != model_this_node()) {
+        int from = header->creator_node;
+        munmap(header, model_page_size());
+        close(fd);
+        return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
+                               "a POSIX file descriptor handle does not cross nodes: the object was "
+                               "created on node %d, this process is on node %d (fabric handles do)",
+                               from, model_this_node());
     }
     if (!(header->handle_types & (uint64_t)type)) {
         munmap(header, model_page_size());

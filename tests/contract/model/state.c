@@ -68,6 +68,8 @@ static void setup_once(void)
     config.posix_fd_supported = env_flag("MCOLL_CONTRACT_POSIX_FD", config.posix_fd_supported);
     config.vmm_supported = env_flag("MCOLL_CONTRACT_VMM", config.vmm_supported);
     config.mps_enabled = env_flag("MCOLL_CONTRACT_MPS", config.mps_enabled);
+    const char *node_size = getenv("MCOLL_CONTRACT_NODE_SIZE");
+    if (node_size && atoi(node_size) >= 0) config.node_size = atoi(node_size);
 
     pthread_mutex_lock(&model.lock);
     model_apply_config(&config);

@@ -7,7 +7,7 @@
  *                                each retain is released by one cuMemRelease;
  *   cuIpcGetMemHandle            the base of a cuMemAlloc buffer (not VMM, not an opened one);
  *   cuIpcOpenMemHandle           flags CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS; another process's
- *                                handle, still allocated there (else INVALID_HANDLE); opening
+ *                                handle, of this node, still allocated there (else INVALID_HANDLE); opening
  *                                one handle again gives the same pointer and counts;
  *   cuIpcCloseMemHandle          a pointer cuIpcOpenMemHandle returned, once per open;
  *   cuImportExternalMemory       OPAQUE_FD, flags 0 or DEDICATED, size > 0 and within the
@@ -38,6 +38,7 @@ typedef struct {
     uint64_t size;
     uint64_t dev, ino;
     int32_t device;
+    int32_t node;                  /* the exporter's modelled node */
 } ipc_record;
 _Static_assert(sizeof(ipc_record) <= sizeof(CUipcMemHandle), "IPC record must fit in the handle");
 
@@ -137,7 +138,7 @@ CUresult model_cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr)
     if (fstat(b->fd, &st) != 0) return model_leave(&call, CUDA_ERROR_OPERATING_SYSTEM);
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     ipc_record r = {IPC_MAGIC, (uint32_t)getpid(), b->fd, b->size, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
-                    b->device};
+                    b->device, model_this_node()};
     memset(handle, 0, sizeof *handle);
     memcpy(handle, &r, sizeof r);
     return model_leave(&call, CUDA_SUCCESS);
@@ -155,6 +156,10 @@ CUresult model_cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsi
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "flags must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS");
     if (r.magic != IPC_MAGIC)
         return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "not a handle of cuIpcGetMemHandle");
+    if (r.node != model_this_node())
+        return model_violation(&call, CUDA_ERROR_INVALID_VALUE,
+                               "a CUDA IPC handle does not cross nodes: exported on node %d, opened on "
+                               "node %d", r.node, model_this_node());
     if (r.pid == (uint32_t)getpid())
         return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT,
                                "a process cannot open its own IPC handle (use the pointer itself)");
