@@ -87,7 +87,7 @@ int run_push(const mcoll_dev_team *team, mcoll_access access, const PushCall &ca
     PushParams p;
     p.team = *team;
     p.call = call;
-    if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    if (make_sched(team, call.slot_bytes, call.nslots, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
     return on_layer<true>(pick_layer(team, access), [&](auto layer) { return launch<decltype(layer)>(p, stream); });
 }
 
