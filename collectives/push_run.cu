@@ -59,11 +59,11 @@ __global__ void __launch_bounds__(kThreads, 1) push_kernel(const __grid_constant
             if (c.scatter_root >= 0) {
                 const char *src = own + in + c.push_slot * s.chunk;
                 for_packs<4>(packs_of(n), [&](unsigned i) { return ld_global_v4(src + (size_t)i * 16); },
-                             [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+                             [&](unsigned i, uint4 v) { A::st_except(t, dst + (size_t)i * 16, v, c.root); });
             } else {
                 const char *src = (const char *)c.send + off;
                 for_packs<4>(packs_of(n), [&](unsigned i) { return ld_user(src, n, i); },
-                             [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+                             [&](unsigned i, uint4 v) { A::st_except(t, dst + (size_t)i * 16, v, c.root); });
             }
         }
         block_barrier<A>(t, epoch);
