@@ -31,8 +31,8 @@ typedef struct {
 int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, size_t oneshot_max,
                  mb_hbm *out);
 
-/* Bytes through one GPU's memory: the busiest rank's where every rank has its own GPU, all
- * ranks' bytes over the GPUs where ranks share them. */
+/* Bytes through one GPU's memory: the busiest rank's where every rank has its own GPU
+ * (ngpus = nranks), all ranks' bytes over the GPUs where ranks share them. */
 double mb_hbm_per_gpu(const mb_hbm *h, int nranks, int ngpus);
 
 #endif /* MB_HBM_H */

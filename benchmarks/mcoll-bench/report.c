@@ -88,7 +88,8 @@ int mb_report_open(mb_report *rep, const mb_ctx *ctx, const char *dir, char *why
     /* The first ten columns are those of earlier mcoll-bench versions; the rest were added
      * (in_place, then path and the HBM bytes last). */
     fprintf(rep->csv, "collective,bytes,peer,time_us_median,time_us_min,time_us_max,"
-                      "algbw_GBps,busbw_GBps,wrong,ranks,count,type,redop,root,in_place,path,hbm_bytes,hbm_GBps\n");
+                      "algbw_GBps,busbw_GBps,wrong,ranks,count,type,redop,root,in_place,path,hbm_bytes,hbm_gpu_bytes,"
+                      "hbm_GBps\n");
     snprintf(path, sizeof path, "%s/table.txt", dir);
     rep->table = fopen(path, "w");
     if (!rep->table) {
@@ -231,13 +232,13 @@ static void print_settings(const mb_report *rep, const mb_options *o)
 /* What the hbm columns count; shared: ranks share GPUs (1), not (0), not known yet (-1). */
 static void print_hbm(const mb_report *rep, int shared)
 {
-    static const char *const whose[] = { "the busiest rank's (ranks sharing GPUs: all ranks' over the GPUs)",
-                                         "the busiest rank's", "all ranks' over the GPUs they share" };
+    static const char *const gpu[] = { "the busiest rank's, or all ranks' over the GPUs they share",
+                                       "the busiest rank's", "all ranks' over the GPUs they share" };
     char osm[32];
     bench_format_bytes(mb_oneshot_max(), osm, sizeof osm);
-    out(rep, "# %-17s bytes a call moves through one GPU's memory, from the algorithm's byte count\n", "hbm");
-    out(rep, "# %-17s (benchmarks/README.md), in units of the size; hbmbw = those bytes / time\n", "");
-    out(rep, "# %-17s per GPU: %s\n", "", whose[shared + 1]);
+    out(rep, "# %-17s bytes a call moves through the busiest rank's GPU memory, from the algorithm's\n", "hbm");
+    out(rep, "# %-17s byte count (benchmarks/README.md), in units of the size; hbmbw = bytes through\n", "");
+    out(rep, "# %-17s one GPU's memory (%s) / time;\n", "", gpu[shared + 1]);
     out(rep, "# %-17s mcoll peers on the unicast engine; one-shot up to %s (MCOLL_ONESHOT_MAX)\n", "", osm);
 }
 
@@ -366,13 +367,17 @@ static void print_place(const mb_report *rep, const mb_result *r, double bytes, 
     out(rep, "  %7s  %6s  %6s  %6s", t, a, b, w);
 }
 
-/* The HBM bytes per GPU of a result, or -1 where the peer's path has no count. */
-static double hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_result *r)
+/* The HBM bytes of a result through the busiest rank's memory and per GPU; 0 where the peer's
+ * path has no count. */
+static int hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_result *r, double *rank,
+                     double *gpu)
 {
     mb_hbm h;
-    if (mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, mb_oneshot_max(), &h) != 0)
-        return -1;
-    return mb_hbm_per_gpu(&h, ctx->nranks, ctx->ngpus);
+    if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, mb_oneshot_max(), &h) != 0)
+        return 0;
+    *rank = mb_hbm_per_gpu(&h, ctx->nranks, ctx->nranks);
+    *gpu = mb_hbm_per_gpu(&h, ctx->nranks, ctx->ngpus);
+    return 1;
 }
 
 static void record(mb_report *rep, const mb_ctx *ctx, const mb_op *op, int peer, int in_place, const mb_result *r)
@@ -402,28 +407,29 @@ static void record(mb_report *rep, const mb_ctx *ctx, const mb_op *op, int peer,
         fprintf(rep->csv, ",%d,%zu,%s,%s,%d,%d,%s,", ctx->nranks, s->count, ctx->dtype->nccl_name,
                 bench_coll_reduces(op->coll) ? bench_op_name(s->op) : "none",
                 bench_coll_has_root(op->coll) ? s->root : -1, in_place, mb_path_name(r->path));
-        const double hbm = hbm_bytes(ctx, op, in_place, r);
-        if (hbm >= 0)
-            fprintf(rep->csv, "%.0f,%.4f", hbm, hbm / r->median_us / 1e3);
+        double rank, gpu;
+        if (hbm_bytes(ctx, op, in_place, r, &rank, &gpu))
+            fprintf(rep->csv, "%.0f,%.0f,%.4f", rank, gpu, gpu / r->median_us / 1e3);
         else
-            fprintf(rep->csv, ",");
+            fprintf(rep->csv, ",,");
         fprintf(rep->csv, "\n");
     }
     keep_row(rep, &row);
 }
 
-/* path, hbm (bytes per GPU / size) and hbmbw of the place the comparisons use; dashes without a count. */
+/* path, hbm (the busiest rank's bytes / size) and hbmbw (bytes per GPU / time) of the place the
+ * comparisons use; dashes without a count. */
 static void print_hbm_columns(const mb_report *rep, const mb_ctx *ctx, const mb_op *op, int in_place,
                               const mb_result *r)
 {
     char x[16], bw[16];
-    const double hbm = hbm_bytes(ctx, op, in_place, r);
-    if (hbm < 0 || !r->ran) {
+    double rank, gpu;
+    if (!hbm_bytes(ctx, op, in_place, r, &rank, &gpu)) {
         out(rep, "  %-9s  %5s  %6s\n", r->ran && r->path != MB_PATH_UNKNOWN ? mb_path_name(r->path) : "-", "-", "-");
         return;
     }
-    number(hbm / (double)op->shape.bytes, 5, x, sizeof x);
-    number(hbm / r->median_us / 1e3, 6, bw, sizeof bw);
+    number(rank / (double)op->shape.bytes, 5, x, sizeof x);
+    number(gpu / r->median_us / 1e3, 6, bw, sizeof bw);
     out(rep, "  %-9s  %5s  %6s\n", mb_path_name(r->path), x, bw);
 }
 
