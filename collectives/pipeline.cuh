@@ -18,12 +18,12 @@
  * the results of chunk ph - 1 (each result slot by its one owner, into the ranks that get it);
  * it reads only half E & 1: the inputs of chunk ph - 1 (each slot by its owner, from every rank)
  * and the results of chunk ph - 2 (its own, locally). So nothing is written in a phase that
- * anyone reads in it, and no byte has two writers. A rank can still be reading half
- * (E + 1) & 1 only if it has not yet arrived at barrier E (its reads of that half belong to the
- * phase before), and nobody writes that half before passing barrier E, which waits for every
- * rank's arrival: the peer that may still read a region is at most one phase behind, and then
- * it reads the other half. Results sit in the second half of each half, after the inputs, so
- * inputs of chunk ph and results of chunk ph - 1 never meet. The rule is the same as every other
+ * anyone reads in it, and no byte has two writers. A rank reads half (E + 1) & 1 only in the
+ * phase before, until it arrives at barrier E, and nobody writes that half before passing
+ * barrier E, which waits for every rank's arrival: the peer that may still read a region is at
+ * most one phase behind, and then it reads the other half. Inside a half the results sit after
+ * the inputs, so the inputs of chunk ph and the results of chunk ph - 1 never meet. The rule is
+ * the same as every other
  * kernel's, so a collective still needs no barrier at its end: its last phase reads half E & 1
  * (one-shot: peers' inputs; two-shot: its own results) and the next collective writes the other
  * half before its first barrier.
@@ -100,6 +100,7 @@ struct Step {
 MCOLL_HD Step step_of(const Plan &p, const Sched &s, size_t ph, uint64_t epoch) {
     Step st;
     const bool mine[kJobs] = {true, p.red, p.out};
+#pragma unroll
     for (int j = 0; j < kJobs; j++) {
         const size_t k = ph - (size_t)j; /* job j works on chunk ph - j */
         st.run[j] = mine[j] && ph >= (size_t)j && k < p.chunks;
@@ -131,15 +132,21 @@ struct Split {
 MCOLL_HD Split split_of(const Step &st) {
     Split sp;
     int units = 0, main = -1, used = 0;
+#pragma unroll
     for (int j = 0; j < kJobs; j++)
         if (st.run[j]) units += share_of(j);
     /* The reduction, else copy-in, else copy-out takes what the rounding leaves. */
     if (st.run[kJobRed]) main = kJobRed;
     else if (st.run[kJobIn]) main = kJobIn;
     else if (st.run[kJobOut]) main = kJobOut;
+#pragma unroll
     for (int j = 0; j < kJobs; j++) sp.count[j] = st.run[j] && j != main ? kWarps * share_of(j) / units : 0;
+#pragma unroll
     for (int j = 0; j < kJobs; j++) used += sp.count[j];
-    if (main >= 0) sp.count[main] = kWarps - used;
+#pragma unroll
+    for (int j = 0; j < kJobs; j++) /* constant indices only: the split stays in registers */
+        if (j == main) sp.count[j] = kWarps - used;
+#pragma unroll
     for (int j = 0, first = 0; j < kJobs; j++) {
         sp.first[j] = first;
         first += sp.count[j];
@@ -151,6 +158,7 @@ MCOLL_HD Split split_of(const Step &st) {
 __device__ __forceinline__ int job_of(const Step &st, Crew *crew) {
     const Split sp = split_of(st);
     const int w = (int)(threadIdx.x / 32);
+#pragma unroll
     for (int j = 0; j < kJobs; j++)
         if (w >= sp.first[j] && w < sp.first[j] + sp.count[j]) {
             *crew = Crew{threadIdx.x - 32u * (unsigned)sp.first[j], 32u * (unsigned)sp.count[j]};
