@@ -15,7 +15,7 @@ import csv
 import os
 import sys
 
-PEER_ORDER = ["mcoll", "mcoll-graph", "mcoll-mpi", "mcoll-persistent", "nccl", "nccl-graph", "staged"]
+PEER_ORDER = ["mcoll", "mcoll-window", "mcoll-graph", "mcoll-mpi", "mcoll-persistent", "nccl", "nccl-graph", "staged"]
 COLL_ORDER = ["allreduce", "bcast", "reduce", "reduce_scatter", "allgather"]
 
 

@@ -1,6 +1,8 @@
 /* The access layers. Every algorithm is written once against this interface:
  *   ld_reduce<K>(t, off)  load the 16-byte pack at data-area offset `off` from every rank, reduced
  *   st(t, off, v)         store a 16-byte pack at data-area offset `off` on every rank
+ *   st_except(t, off, v, skip)   the same where rank `skip` needs no copy: unicast leaves it out,
+ *                         multimem cannot (the switch stores to every rank; nobody reads that copy)
  *   arrive(t, b)          add 1 to counter [b][rank] in every rank's signal pad (release)
  *   fence_before_arrive(), fence_after_wait()   what the layer needs around a barrier
  * Unicast spells them as loops over the peers' mapped buffers; Multimem as multimem
@@ -55,11 +57,13 @@ struct Unicast {
         return narrow<K>(acc);
     }
 
-    static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) {
+    static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) { st_except(t, off, v, -1); }
+
+    static __device__ __forceinline__ void st_except(const mcoll_dev_team &t, size_t off, uint4 v, int skip) {
         for (int i = 0; i < t.size; i++) {
             int p = t.rank + i;
             if (p >= t.size) p -= t.size;
-            st_global_v4((char *)t.peer_data[p] + off, v);
+            if (p != skip) st_global_v4((char *)t.peer_data[p] + off, v);
         }
     }
 
@@ -121,6 +125,10 @@ template <class Port> struct MultimemLayer {
     }
 
     static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) {
+        Port::st(t, off, v);
+    }
+
+    static __device__ __forceinline__ void st_except(const mcoll_dev_team &t, size_t off, uint4 v, int) {
         Port::st(t, off, v);
     }
 

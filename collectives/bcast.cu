@@ -1,8 +1,9 @@
 /* mcoll_launch_bcast. Up to team->oneshot_max bytes (or on two ranks): root stores its buffer
- * into every rank's data area, the others copy out. Above: scatter + allgather, so that no rank
- * sends more than the message once: root stores slice q (1/(size-1) of the message) into the
- * data area of rank (root + 1 + q) % size alone, barrier, each non-root rank stores its slice
- * into every data area, barrier, the non-root ranks copy out. */
+ * into every other rank's data area, the others copy out. Above: scatter + allgather, so that no
+ * rank sends more than the message once: root stores slice q (1/(size-1) of the message) into
+ * the data area of rank (root + 1 + q) % size alone, barrier, each non-root rank stores its slice
+ * into every non-root data area, barrier, the non-root ranks copy out. Nothing is stored into
+ * root on the unicast layer; multimem's st reaches root too, where nobody reads it. */
 #include "push_run.cuh"
 
 int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *buf, size_t bytes,
@@ -15,6 +16,7 @@ int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *bu
     c.recv = buf;
     c.total = bytes;
     c.receives = !is_root;
+    c.root = root;
     if (bytes <= team->oneshot_max || team->size <= 2) {
         c.slot_bytes = bytes;
         c.nslots = 1;

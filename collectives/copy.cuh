@@ -94,30 +94,45 @@ __device__ __forceinline__ void st_user(char *base, size_t n, unsigned i, uint4 
 
 __device__ __forceinline__ unsigned packs_of(size_t bytes) { return (unsigned)((bytes + 15) / 16); }
 
-/* The block walks packs [0, np): each thread takes U packs a round, issuing all U loads before
+/* The threads of a block that share one job: this thread is `lane` of `size`. A kernel whose
+ * jobs run side by side (reduce_kernel.cuh) gives each its own crew of warps. */
+struct Crew {
+    unsigned lane, size;
+};
+
+__device__ __forceinline__ Crew whole_block() { return Crew{threadIdx.x, (unsigned)kThreads}; }
+
+/* The crew walks packs [0, np): each thread takes U packs a round, issuing all U loads before
  * any store so that U transfers are in flight. load(i) -> uint4, store(i, v). */
 template <int U, class Load, class Store>
-__device__ __forceinline__ void for_packs(unsigned np, Load load, Store store) {
-    for (unsigned i = threadIdx.x; i < np; i += U * kThreads) {
+__device__ __forceinline__ void for_packs(Crew crew, unsigned np, Load load, Store store) {
+    const unsigned step = crew.size;
+    for (unsigned i = crew.lane; i < np; i += U * step) {
         uint4 v[U];
 #pragma unroll
         for (int u = 0; u < U; u++)
-            if (i + u * kThreads < np) v[u] = load(i + u * kThreads);
+            if (i + u * step < np) v[u] = load(i + u * step);
 #pragma unroll
         for (int u = 0; u < U; u++)
-            if (i + u * kThreads < np) store(i + u * kThreads, v[u]);
+            if (i + u * step < np) store(i + u * step, v[u]);
     }
 }
 
+/* The same for the whole block. */
+template <int U, class Load, class Store>
+__device__ __forceinline__ void for_packs(unsigned np, Load load, Store store) {
+    for_packs<U>(whole_block(), np, load, store);
+}
+
 /* n bytes from a user buffer into the symmetric area (local, unicast mapping). */
-__device__ __forceinline__ void copy_in(char *sym, const char *user, size_t n) {
-    for_packs<4>(packs_of(n), [&](unsigned i) { return ld_user(user, n, i); },
+__device__ __forceinline__ void copy_in(char *sym, const char *user, size_t n, Crew crew = whole_block()) {
+    for_packs<4>(crew, packs_of(n), [&](unsigned i) { return ld_user(user, n, i); },
                  [&](unsigned i, uint4 v) { st_global_v4(sym + (size_t)i * 16, v); });
 }
 
 /* n bytes from the symmetric area (local, unicast mapping) into a user buffer. */
-__device__ __forceinline__ void copy_out(char *user, const char *sym, size_t n) {
-    for_packs<4>(packs_of(n), [&](unsigned i) { return ld_global_v4(sym + (size_t)i * 16); },
+__device__ __forceinline__ void copy_out(char *user, const char *sym, size_t n, Crew crew = whole_block()) {
+    for_packs<4>(crew, packs_of(n), [&](unsigned i) { return ld_global_v4(sym + (size_t)i * 16); },
                  [&](unsigned i, uint4 v) { st_user(user, n, i, v); });
 }
 

@@ -59,11 +59,11 @@ __global__ void __launch_bounds__(kThreads, 1) push_kernel(const __grid_constant
             if (c.scatter_root >= 0) {
                 const char *src = own + in + c.push_slot * s.chunk;
                 for_packs<4>(packs_of(n), [&](unsigned i) { return ld_global_v4(src + (size_t)i * 16); },
-                             [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+                             [&](unsigned i, uint4 v) { A::st_except(t, dst + (size_t)i * 16, v, c.root); });
             } else {
                 const char *src = (const char *)c.send + off;
                 for_packs<4>(packs_of(n), [&](unsigned i) { return ld_user(src, n, i); },
-                             [&](unsigned i, uint4 v) { A::st(t, dst + (size_t)i * 16, v); });
+                             [&](unsigned i, uint4 v) { A::st_except(t, dst + (size_t)i * 16, v, c.root); });
             }
         }
         block_barrier<A>(t, epoch);
@@ -87,7 +87,7 @@ int run_push(const mcoll_dev_team *team, mcoll_access access, const PushCall &ca
     PushParams p;
     p.team = *team;
     p.call = call;
-    if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    if (make_sched(team, call.slot_bytes, call.nslots, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
     return on_layer<true>(pick_layer(team, access), [&](auto layer) { return launch<decltype(layer)>(p, stream); });
 }
 

@@ -11,8 +11,9 @@ namespace mcoll {
  * empty). Per chunk:
  *   scatter_root >= 0 only: that root stores slot q of sendbuf (the whole message) into the
  *     data area of rank (scatter_root + 1 + q) % size, its owner; then a barrier;
- *   the rank with push_slot >= 0 stores that slot into every rank's data area, read from its
- *     sendbuf, or with scatter_root >= 0 from where the root put it; then a barrier;
+ *   the rank with push_slot >= 0 stores that slot into the data area of every rank but root
+ *     (the multimem layer cannot leave root out), read from its sendbuf, or with
+ *     scatter_root >= 0 from where the root put it; then a barrier;
  *   a rank with `receives` copies each slot out to recvbuf. */
 struct PushCall {
     const void *send;
@@ -23,6 +24,7 @@ struct PushCall {
     int push_slot;
     int receives;
     int scatter_root;
+    int root; /* receives nothing */
 };
 
 int run_push(const mcoll_dev_team *team, mcoll_access access, const PushCall &call, void *stream);

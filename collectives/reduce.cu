@@ -1,5 +1,6 @@
 /* mcoll_launch_reduce: the allreduce algorithms with only root receiving (recvbuf is not
- * touched on other ranks). */
+ * touched on other ranks); two-shot reduces its slices on the non-root ranks and stores them
+ * into root alone (reduce_call). */
 #include "reduce_run.cuh"
 
 int mcoll_launch_reduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,

@@ -1,7 +1,7 @@
 /* The reduction kernel (one-shot, two-shot, reduce-scatter; the prefixes of scan and exscan),
- * written once over the access layer, and the templates that launch it for one datatype. Included by reduce_float.cu,
- * reduce_int.cu, reduce_small.cu and reduce_pair.cu, which split the datatypes so that they
- * build in parallel. */
+ * written once over the access layer as the pipelined loop of pipeline.cuh, and the templates
+ * that launch it for one datatype. Included by reduce_float.cu, reduce_int.cu, reduce_small.cu
+ * and reduce_pair.cu, which split the datatypes so that they build in parallel. */
 #ifndef MCOLL_REDUCE_KERNEL_CUH
 #define MCOLL_REDUCE_KERNEL_CUH
 
@@ -11,36 +11,29 @@
 #include "copy.cuh"
 #include "launch_common.cuh"
 #include "multimem_table.cuh"
+#include "pipeline.cuh"
 #include "reduce_ops.cuh"
 #include "reduce_run.cuh"
 #include "schedule.cuh"
 
 namespace mcoll {
 
-/* Bytes of slot q inside [off, off + len), without the padding at the end of the slot. */
-__device__ __forceinline__ size_t slot_part(const ReduceCall &c, int q, size_t off, size_t len) {
-    const size_t n = slot_part(c.total, c.slot_bytes, q, off, len), data = c.slot_bytes - c.tail;
-    if (off >= data) return 0;
-    return n < data - off ? n : data - off;
-}
-
 /* Peers a scan loads before combining them: fewer than the unicast layer's kBatch, because a
  * scan also narrows after every peer; with 8, kernels of the 8-bit, complex and pair kinds
  * spill registers. */
 constexpr int kScanBatch = 4;
 
-/* A scan's step between its barriers (unicast loads and stores; see ReduceCall). One-shot:
- * this rank's prefix of `n` bytes at data-area offset `src` into `user`. Two-shot: every rank's
- * prefix of this rank's slice at `src`, prefix p stored at `shared` in rank p. */
+/* A scan's reduction job (unicast loads and stores; see ReduceCall). One-shot: this rank's
+ * prefix of `n` bytes at data-area offset `src` into `user`. Two-shot: every rank's prefix of
+ * this rank's slice at `src`, prefix p stored at `shared` in rank p. */
 template <class K>
 __device__ __forceinline__ void scan_step(const mcoll_dev_team &t, const ReduceCall &c, size_t src, size_t shared,
-                                          char *user, size_t n, bool receives) {
+                                          char *user, size_t n, Crew crew) {
     const bool exclusive = c.scan == kScanExclusive;
     if (!c.two_shot) {
-        if (!receives) return;
         const int count = exclusive ? t.rank : t.rank + 1;
         for_packs<Unicast::kUnroll>(
-            packs_of(n),
+            crew, packs_of(n),
             [&](unsigned i) {
                 return reduce_first<K, kScanBatch>(count, [&](int p) {
                     return ld_global_v4((const char *)t.peer_data[p] + src + (size_t)i * 16);
@@ -49,66 +42,75 @@ __device__ __forceinline__ void scan_step(const mcoll_dev_team &t, const ReduceC
             [&](unsigned i, uint4 v) { st_user(user, n, i, v); });
         return;
     }
-    for (unsigned i = threadIdx.x; i < packs_of(n); i += kThreads)
+    for (unsigned i = crew.lane; i < packs_of(n); i += crew.size)
         scan_ranks<K, kScanBatch>(
             t.size, exclusive,
             [&](int p) { return ld_global_v4((const char *)t.peer_data[p] + src + (size_t)i * 16); },
             [&](int p, uint4 v) { st_global_v4((char *)t.peer_data[p] + shared + (size_t)i * 16, v); });
 }
 
-/* Scan: the scan kernels (unicast only), instantiated apart so that the other reductions keep
- * their registers. */
+/* The reduction's job of a phase: slot red_slot of the chunk [off, off + len), from the inputs
+ * every rank wrote into half `read`, into recvbuf (one-shot, reduce-scatter) or into the
+ * results of half `write` (two-shot: every rank's, or root's alone). */
+template <class A, class K, bool Scan>
+__device__ __forceinline__ void reduce_job(const mcoll_dev_team &t, const ReduceCall &c, const Sched &s,
+                                           const Step &st, Crew crew) {
+    const size_t off = st.off[kJobRed];
+    const size_t src = red_from(st, s, c.red_slot);
+    const size_t dst = red_to(st, s, c.red_slot);
+    const size_t n = slot_part(c, c.red_slot, off, st.len[kJobRed]);
+    char *user = (char *)c.recv + off;
+    if constexpr (Scan) {
+        scan_step<K>(t, c, src, dst, user, n, crew);
+    } else {
+        char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
+        for_packs<A::kUnroll>(
+            crew, packs_of(n), [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
+            [&](unsigned i, uint4 v) {
+                if (!c.two_shot) st_user(user, n, i, v);
+                else if (root_area) st_global_v4(root_area + dst + (size_t)i * 16, v);
+                else A::st(t, dst + (size_t)i * 16, v);
+            });
+    }
+}
+
+/* One-shot, two-shot, reduce-scatter and the scans, pipelined (pipeline.cuh): in each phase
+ * the block's warps copy one chunk in, reduce the one before and copy the one before that out,
+ * then meet the other ranks at one barrier. Scan: the scan kernels (unicast only), instantiated
+ * apart so that the other reductions keep their registers. */
 template <class A, class K, bool Scan>
 __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_constant__ ReduceParams p) {
     static_assert(!Scan || !A::kMultimem, "prefixes have no multimem form");
     const mcoll_dev_team &t = p.team;
     const ReduceCall &c = p.call;
     const Sched &s = p.sched;
-    const int b = blockIdx.x;
     char *own = (char *)t.peer_data[t.rank];
-    const size_t region = (size_t)b * s.region;
-    const size_t lo = (size_t)b * s.span;
-    const size_t hi = lo + s.span < s.slot_bytes ? lo + s.span : s.slot_bytes;
-    const bool receives = Scan ? !(c.scan == kScanExclusive && t.rank == 0) : (c.root < 0 || c.root == t.rank);
-    uint64_t epoch = t.epochs[b];
+    const Plan plan = plan_of(s, c, blockIdx.x, t.rank);
+    uint64_t epoch = t.epochs[blockIdx.x];
 
-    for (size_t off = lo; off < hi; off += s.chunk) {
-        const size_t len = hi - off < s.chunk ? hi - off : s.chunk;
-        const size_t in = region + ((epoch + 1) & 1) * s.half;
-        for (int q = 0; q < s.nslots; q++)
-            copy_in(own + in + q * s.chunk, (const char *)c.send + q * c.slot_bytes + off,
-                    slot_part(c, q, off, len));
-        block_barrier<A>(t, epoch);
-
-        /* One-shot and reduce-scatter: reduce slot red_slot into recvbuf. Two-shot: reduce my
-         * slice and share it through the other half (with every rank, or with root only). */
-        const int slot = c.two_shot ? t.rank : c.red_slot;
-        const size_t src = in + slot * s.chunk;
-        const size_t n = slot_part(c, slot, off, len);
-        const size_t out = region + ((epoch + 1) & 1) * s.half;
-        const size_t shared = out + slot * s.chunk;
-        char *user = (char *)c.recv + off;
-        char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
-        if constexpr (Scan) {
-            scan_step<K>(t, c, src, shared, user, n, receives);
-        } else if (c.two_shot || receives)
-            for_packs<A::kUnroll>(
-                packs_of(n),
-                [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
-                [&](unsigned i, uint4 v) {
-                    if (!c.two_shot) st_user(user, n, i, v);
-                    else if (root_area) st_global_v4(root_area + shared + (size_t)i * 16, v);
-                    else A::st(t, shared + (size_t)i * 16, v);
-                });
-        if (!c.two_shot) continue;
-
-        block_barrier<A>(t, epoch);
-        if (receives)
+    for (size_t ph = 0; ph < plan.phases; ph++) {
+        if (ph) block_barrier<A>(t, epoch);
+        const Step st = step_of(plan, s, ph, epoch);
+        Crew crew;
+        switch (job_of(st, &crew)) {
+        case kJobIn:
             for (int q = 0; q < s.nslots; q++)
-                copy_out((char *)c.recv + q * c.slot_bytes + off, own + out + q * s.chunk,
-                         slot_part(c, q, off, len));
+                copy_in(own + in_to(st, s, q), (const char *)c.send + q * c.slot_bytes + st.off[kJobIn],
+                        slot_part(c, q, st.off[kJobIn], st.len[kJobIn]), crew);
+            break;
+        case kJobRed:
+            reduce_job<A, K, Scan>(t, c, s, st, crew);
+            break;
+        case kJobOut:
+            for (int q = 0; q < s.nslots; q++)
+                copy_out((char *)c.recv + q * c.slot_bytes + st.off[kJobOut], own + out_from(st, s, q),
+                         slot_part(c, q, st.off[kJobOut], st.len[kJobOut]), crew);
+            break;
+        default:
+            break;
+        }
     }
-    if (threadIdx.x == 0) t.epochs[b] = epoch;
+    if (threadIdx.x == 0) t.epochs[blockIdx.x] = epoch;
 }
 
 /* Zero-copy (ReduceCall::direct): this rank's slot, reduced from every rank's sendbuf, stored

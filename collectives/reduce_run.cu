@@ -1,6 +1,7 @@
 /* run_reduce: checks, schedule, and the split of the kernels by datatype. */
 #include <atomic>
 #include "launch_common.cuh"
+#include "pipeline.cuh"
 #include "reduce_run.cuh"
 
 namespace mcoll {
@@ -30,7 +31,8 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     p.team = *team;
     p.call = call;
     p.call.direct = 0;
-    if (make_sched(team, call.slot_bytes, call.nslots, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    if (make_sched(team, call.slot_bytes, call.nslots, half_slots(call), &p.sched) != 0)
+        return MCOLL_LAUNCH_UNSUPPORTED;
     /* multimem.ld_reduce combines every rank: a prefix has no multimem form. */
     const Layer layer = call.scan ? Layer::Unicast : pick_layer(team, access);
     /* The emulation starts combining at another rank with every call. */
@@ -47,7 +49,7 @@ int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, co
     p.call = call;
     p.call.direct = 1;
     p.call.scan = 0;
-    if (make_sched(send, call.slot_bytes, 1, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    if (make_sched(send, call.slot_bytes, 1, 1, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
     return dispatch(p, dtype, op, Layer::Unicast, stream);
 }
 

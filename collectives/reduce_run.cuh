@@ -13,10 +13,12 @@
 namespace mcoll {
 
 /* sendbuf holds `total` bytes as `nslots` slots of `slot_bytes` (the last ones may be short or
- * empty). Per chunk, every rank copies its slots into its data area, then after a barrier:
+ * empty). Per chunk, every rank copies its slots into its data area, then after a barrier
+ * (pipeline.cuh runs these steps of consecutive chunks side by side):
  *   two_shot == 0: reduces slot `red_slot` from every rank into recvbuf;
- *   two_shot == 1: reduces slot `rank`, stores the result on every rank (on root only when
- *                  root >= 0), and after a second barrier copies all slots to recvbuf.
+ *   two_shot == 1: the rank owning slot `red_slot` (none: -1) reduces it and stores the result on
+ *                  every rank (on root only when root >= 0), and after a second barrier the
+ *                  receiving ranks copy all slots to recvbuf.
  * root >= 0: only root writes recvbuf. The last `tail` bytes of every slot are padding after
  * its last element (reduce_scatter of pairs such as MPI_DOUBLE_INT): never read or written.
  * scan != 0 (unicast layer only): rank r's result combines ranks 0..r (kScanInclusive) or
@@ -61,7 +63,10 @@ int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Laye
 int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream);
 
 /* The call for `bytes` of data reduced to every rank (root < 0) or to root: one-shot up to the
- * team's oneshot_max, two-shot (one 16-byte aligned slice per rank) above. */
+ * team's oneshot_max, two-shot above. Allreduce: one 16-byte aligned slice per rank. Reduce:
+ * one per non-root rank, slice q reduced by rank (root + 1 + q) % size, so that root's port
+ * carries the message once each way (its inputs out, the reduced slices in) and root reduces
+ * nothing. */
 inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *recv, size_t bytes,
                               int root) {
     ReduceCall c;
@@ -78,11 +83,12 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
         c.two_shot = 0;
         c.red_slot = 0;
     } else {
-        const size_t n = (size_t)t->size;
+        const int slices = root >= 0 ? t->size - 1 : t->size;
+        const size_t n = (size_t)slices;
         c.slot_bytes = ((bytes + n - 1) / n + 15) & ~(size_t)15;
-        c.nslots = t->size;
+        c.nslots = slices;
         c.two_shot = 1;
-        c.red_slot = t->rank;
+        c.red_slot = root < 0 ? t->rank : t->rank == root ? -1 : (t->rank - root - 1 + t->size) % t->size;
     }
     return c;
 }

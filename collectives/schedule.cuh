@@ -11,7 +11,11 @@
  * into peers) goes to half e&1 and is read after barrier e; what is written between barriers e
  * and e+1 goes to the other half. A rank can only be past barrier e once every rank has finished
  * what it did before e, so a half is never written while anyone may still read it, and a
- * collective needs no barrier at its end: the next one writes the other half first. */
+ * collective needs no barrier at its end: the next one writes the other half first.
+ *
+ * A half holds `half_slots` slots of `chunk` bytes: nslots, or 2 * nslots where a pipelined
+ * two-shot reduction keeps one chunk's inputs and another chunk's results in the same half
+ * (pipeline.cuh). */
 #ifndef MCOLL_SCHEDULE_CUH
 #define MCOLL_SCHEDULE_CUH
 
@@ -20,8 +24,12 @@
 
 namespace mcoll {
 
+#ifndef MCOLL_HD
+#define MCOLL_HD __host__ __device__ __forceinline__
+#endif
+
 /* Bytes of slot q (slots of slot_bytes cut from total bytes) inside [off, off + len). */
-__device__ __forceinline__ size_t slot_part(size_t total, size_t slot_bytes, int q, size_t off, size_t len) {
+MCOLL_HD size_t slot_part(size_t total, size_t slot_bytes, int q, size_t off, size_t len) {
     const size_t start = (size_t)q * slot_bytes;
     if (start >= total) return 0;
     const size_t slot = total - start < slot_bytes ? total - start : slot_bytes;
@@ -45,8 +53,9 @@ constexpr size_t kBlockBytes = 8192;
 /* Keeps pack indices within a chunk in 32 bits. */
 constexpr size_t kMaxChunk = (size_t)1 << 30;
 
-/* 0 on success; nonzero when the data area is too small for this team. */
-inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, Sched *s) {
+/* 0 on success; nonzero when the data area is too small for this team. A half holds half_slots
+ * chunks (see above). */
+inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, int half_slots, Sched *s) {
     int rows = t->max_blocks;
     if (rows > MCOLL_MAX_BLOCKS) rows = MCOLL_MAX_BLOCKS;
     if (rows < 1) rows = 1;
@@ -54,7 +63,7 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, Sc
     s->nslots = nslots;
     s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
     s->half = s->region / 2;
-    s->chunk = (s->half / (size_t)nslots) & ~(size_t)15;
+    s->chunk = (s->half / (size_t)half_slots) & ~(size_t)15;
     if (s->chunk > kMaxChunk) s->chunk = kMaxChunk;
     if (s->chunk == 0) return 1;
     size_t blocks = (slot_bytes + kBlockBytes - 1) / kBlockBytes;

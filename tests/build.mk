@@ -77,6 +77,14 @@ $(B)/tests/unit/test_gpu_cases: $(srcdir)/tests/unit/test_gpu_cases.c $(GPU_CASE
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(GPU_CASE_SRCS) $(B)/tests/unit/pack_reduce.o -o $@ $(STATIC_LINK)
 
+# mcoll-bench's HBM byte counts, and its reading of MCOLL_ONESHOT_MAX against the library's.
+BENCH_HBM_SRCS = $(srcdir)/benchmarks/mcoll-bench/hbm.c $(srcdir)/benchmarks/common/bench_cli.c
+
+$(B)/tests/unit/test_bench_hbm: $(srcdir)/tests/unit/test_bench_hbm.c $(BENCH_HBM_SRCS) $(B)/lib/libmcoll.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -D_POSIX_C_SOURCE=200809L -I$(srcdir)/benchmarks/common -I$(srcdir)/benchmarks/mcoll-bench \
+	    $< $(BENCH_HBM_SRCS) -o $@ $(STATIC_LINK)
+
 $(B)/tests/mpi/%: $(srcdir)/tests/mpi/%.c $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(SHARED_LINK)

@@ -98,6 +98,10 @@ void mb_ctx_init(mb_ctx *ctx, const mb_options *opt)
     ctx->d_recv = bench_mem_alloc(BENCH_MEM_CUDA, ctx->buf_bytes);
     ctx->h_send = bench_mem_alloc(BENCH_MEM_PINNED, ctx->buf_bytes);
     ctx->h_recv = bench_mem_alloc(BENCH_MEM_PINNED, ctx->buf_bytes);
+    for (int p = 0; p < MB_NPEERS; p++) {
+        ctx->peer[p].d_send = ctx->d_send;
+        ctx->peer[p].d_recv = ctx->d_recv;
+    }
 
     /* Timed calls reduce small integers: never uninitialised memory, whose denormals or NaNs
      * could slow the host reductions of the staged peer. */

@@ -41,6 +41,7 @@ typedef struct mb_ctx {
     MPI_Comm mcoll_mpi_comm;   /* the communicator the native mcoll communicator was made from */
     struct mcoll_comm *mcoll;
     char mcoll_desc[512];      /* mcoll_comm_describe, or why there is none */
+    void *window;              /* mcoll-window: its mcoll_mem_alloc memory, or NULL */
     struct mb_nccl *nccl;
 } mb_ctx;
 

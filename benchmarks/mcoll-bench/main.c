@@ -1,5 +1,5 @@
-/* mcoll-bench: the side-by-side comparison of mcoll (native API on a stream and in CUDA graphs,
- * and through MPI calls), NCCL and staged MPI, on the same buffers, sizes and run. See
+/* mcoll-bench: the side-by-side comparison of mcoll (native API on a stream, on window memory and
+ * in CUDA graphs, and through MPI calls), NCCL and staged MPI, on the same sizes and run. See
  * benchmarks/README.md for what the columns mean and how the timing is kept fair. */
 #include <stdio.h>
 #include <string.h>
@@ -159,11 +159,13 @@ int main(int argc, char **argv)
     mb_mpi_setup(&ctx);
     mb_persistent_setup(&ctx);
     mb_mcoll_setup(&ctx);
+    mb_window_setup(&ctx);
     mb_nccl_setup(&ctx);
     mb_report_header(&rep, &ctx);
     sweep(&ctx, &rep);
 
     mb_nccl_teardown(&ctx);
+    mb_window_teardown(&ctx);
     mb_mcoll_teardown(&ctx);
     mb_persistent_teardown(&ctx);
     mb_mpi_teardown(&ctx);

@@ -114,15 +114,15 @@ static long long check(mb_ctx *ctx, const mb_peer *p, const mb_op *op, cudaGraph
 
     ctx->seed = ctx->seed % 1000 + 1; /* 0 is the timing input */
     bench_check_inputs(op->coll, t, &op->shape, ctx->rank, op->in_place, ctx->seed, ctx->h_send, ctx->h_recv);
-    BENCH_CUDA(cudaMemcpy(ctx->d_send, ctx->h_send, send_bytes, cudaMemcpyHostToDevice));
-    BENCH_CUDA(cudaMemcpy(ctx->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice));
+    BENCH_CUDA(cudaMemcpy(p->d_send, ctx->h_send, send_bytes, cudaMemcpyHostToDevice));
+    BENCH_CUDA(cudaMemcpy(p->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice));
     settle(ctx);
     if (exec)
         BENCH_CUDA(cudaGraphLaunch(exec, ctx->stream));
     else
         launch_or_die(ctx, p, op);
     BENCH_CUDA(cudaStreamSynchronize(ctx->stream));
-    BENCH_CUDA(cudaMemcpy(ctx->h_recv, ctx->d_recv, recv_bytes, cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaMemcpy(ctx->h_recv, p->d_recv, recv_bytes, cudaMemcpyDeviceToHost));
     if (op->in_place && op->coll == BENCH_REDUCE_SCATTER && p->rs_in_place_at_block)
         memmove(ctx->h_recv, (char *)ctx->h_recv + op->shape.first * t->size, op->shape.count * t->size);
     bad = (long long)bench_check_result(op->coll, t, &op->shape, ctx->rank, ctx->nranks, op->in_place, ctx->seed,
@@ -133,13 +133,13 @@ static long long check(mb_ctx *ctx, const mb_peer *p, const mb_op *op, cudaGraph
 
 /* In place, and for bcast's one buffer, the calls read the receive buffer, where an earlier
  * check may have left 0xff bytes (NaN as floats): the timed calls start from the timing input. */
-static void load_timing_input(mb_ctx *ctx, const mb_op *op)
+static void load_timing_input(mb_ctx *ctx, const mb_peer *p, const mb_op *op)
 {
     const bench_dtype *t = ctx->dtype;
     size_t recv_bytes = bench_recv_buffer_elems(op->coll, &op->shape, op->in_place) * t->size;
     bench_check_inputs(op->coll, t, &op->shape, ctx->rank, op->in_place, 0, ctx->h_send, ctx->h_recv);
-    BENCH_CUDA(cudaMemcpy(ctx->d_send, ctx->h_send, op->shape.send_elems * t->size, cudaMemcpyHostToDevice));
-    BENCH_CUDA(cudaMemcpy(ctx->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice));
+    BENCH_CUDA(cudaMemcpy(p->d_send, ctx->h_send, op->shape.send_elems * t->size, cudaMemcpyHostToDevice));
+    BENCH_CUDA(cudaMemcpy(p->d_recv, ctx->h_recv, recv_bytes, cudaMemcpyHostToDevice));
 }
 
 static int batch_length(const mb_ctx *ctx, double probe_us)
@@ -157,21 +157,26 @@ void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
     cudaGraphExec_t exec = NULL;
     char why[320] = "";
     double local, probe, *mine, *batch;
+    unsigned long long zero_copy;
     int ok, n;
 
     memset(res, 0, sizeof *res);
     res->wrong = -1;
+    res->path = p->path;
     if (op->in_place || op->coll == BENCH_BCAST)
-        load_timing_input(ctx, op);
+        load_timing_input(ctx, p, op);
 
     /* 1. First call. Every rank learns whether all could issue it before anyone waits on the
      * stream: a collective issued on some ranks only would never end. */
     settle(ctx);
+    zero_copy = p->probe_zero_copy ? mb_mcoll_zero_copy_calls(ctx) : 0;
     ok = p->launch(ctx, op, why, sizeof why) == 0;
     if (!mb_agree(ctx, ok, why, sizeof why)) {
         snprintf(res->note, sizeof res->note, "%s", why);
         return;
     }
+    if (p->probe_zero_copy)
+        res->path = mb_mcoll_zero_copy_calls(ctx) > zero_copy ? MB_PATH_ZERO_COPY : MB_PATH_STAGED;
     BENCH_CUDA(cudaStreamSynchronize(ctx->stream));
 
     /* 2. One timed call (slowest rank), then the warm-up calls, as many as fit in one batch (at

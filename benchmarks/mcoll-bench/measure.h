@@ -1,5 +1,6 @@
 /* Timing one peer on one collective at one size, the same way for every peer:
- *   1. one untimed call absorbs one-time costs (connections, lazy setup);
+ *   1. one untimed call absorbs one-time costs (connections, lazy setup); for mcoll-window it
+ *      also tells whether the point runs zero-copy (mcoll_comm_info's zero_copy_calls);
  *   2. one timed call, then min(--warmup, calls that fit in --batch-ms) warm-up calls timed
  *      together; the faster of the two (slowest rank) sets the batch length N: as many calls
  *      as fit in --batch-ms, at most --iters, at least one;
@@ -20,6 +21,7 @@ typedef struct {
     double median_us, min_us, max_us; /* time per call */
     long long wrong;    /* elements wrong over all ranks and checks; -1 when not checked */
     int iters;          /* calls per timed batch */
+    mb_path path;       /* how the calls moved data (the peer's, or probed on the first call) */
 } mb_result;
 
 /* Collective over the context's communicator. */

@@ -1,5 +1,6 @@
 /* The mcoll native peers: mcoll_allreduce etc. on the benchmark's stream, back to back
- * (mcoll) and captured in a CUDA graph (mcoll-graph). mcoll is used with its defaults: the
+ * (mcoll) and captured in a CUDA graph (mcoll-graph); peer_window.c runs the same calls on
+ * window memory. mcoll is used with its defaults: the
  * configuration comes from the environment, so the multicast kill switch is honoured. */
 #include <stdio.h>
 #include <string.h>
@@ -16,34 +17,47 @@ static int fail(mcoll_result rc, char *err, size_t len)
 }
 
 /* In place, the send buffer is MPI_IN_PLACE (for reduce on the root only), as in MPI. */
-static int launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
+int mb_mcoll_call(mb_ctx *ctx, const mb_op *op, void *d_send, void *d_recv, char *err, size_t len)
 {
     size_t n = op->shape.count;
     MPI_Datatype t = ctx->mpi_dtype;
     MPI_Op mop = bench_op_mpi(op->shape.op);
     int root = op->shape.root;
-    const void *send = op->in_place && (op->coll != BENCH_REDUCE || ctx->rank == root) ? MPI_IN_PLACE : ctx->d_send;
+    const void *send = op->in_place && (op->coll != BENCH_REDUCE || ctx->rank == root) ? MPI_IN_PLACE : d_send;
     mcoll_result rc = MCOLL_ERR_INVALID_ARG;
     switch (op->coll) {
     case BENCH_ALLREDUCE:
-        rc = mcoll_allreduce(send, ctx->d_recv, n, t, mop, ctx->mcoll, ctx->stream);
+        rc = mcoll_allreduce(send, d_recv, n, t, mop, ctx->mcoll, ctx->stream);
         break;
     case BENCH_BCAST:
-        rc = mcoll_bcast(ctx->d_recv, n, t, root, ctx->mcoll, ctx->stream);
+        rc = mcoll_bcast(d_recv, n, t, root, ctx->mcoll, ctx->stream);
         break;
     case BENCH_REDUCE:
-        rc = mcoll_reduce(send, ctx->d_recv, n, t, mop, root, ctx->mcoll, ctx->stream);
+        rc = mcoll_reduce(send, d_recv, n, t, mop, root, ctx->mcoll, ctx->stream);
         break;
     case BENCH_REDUCE_SCATTER:
-        rc = mcoll_reduce_scatter(send, ctx->d_recv, n, t, mop, ctx->mcoll, ctx->stream);
+        rc = mcoll_reduce_scatter(send, d_recv, n, t, mop, ctx->mcoll, ctx->stream);
         break;
     case BENCH_ALLGATHER:
-        rc = mcoll_allgather(send, ctx->d_recv, n, t, ctx->mcoll, ctx->stream);
+        rc = mcoll_allgather(send, d_recv, n, t, ctx->mcoll, ctx->stream);
         break;
     default:
         break;
     }
     return rc == MCOLL_SUCCESS ? 0 : fail(rc, err, len);
+}
+
+static int launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
+{
+    return mb_mcoll_call(ctx, op, ctx->d_send, ctx->d_recv, err, len);
+}
+
+unsigned long long mb_mcoll_zero_copy_calls(mb_ctx *ctx)
+{
+    mcoll_comm_info_t info;
+    if (!ctx->mcoll || mcoll_comm_info(ctx->mcoll, &info) != MCOLL_SUCCESS)
+        return 0;
+    return info.zero_copy_calls;
 }
 
 void mb_mcoll_setup(mb_ctx *ctx)
@@ -57,8 +71,11 @@ void mb_mcoll_setup(mb_ctx *ctx)
     ctx->peer[MB_MCOLL_GRAPH].kind = MB_GRAPH;
     ctx->peer[MB_MCOLL].nccl_ref = MB_NCCL;
     ctx->peer[MB_MCOLL_GRAPH].nccl_ref = MB_NCCL_GRAPH;
+    /* Their buffers are plain cudaMalloc memory: always the staged path. */
+    ctx->peer[MB_MCOLL].path = ctx->peer[MB_MCOLL_GRAPH].path = MB_PATH_STAGED;
     /* The communicator is built whenever an mcoll peer runs, so the header can describe it. */
-    if (!ctx->peer[MB_MCOLL].enabled && !ctx->peer[MB_MCOLL_GRAPH].enabled && !ctx->peer[MB_MCOLL_MPI].enabled) {
+    if (!ctx->peer[MB_MCOLL].enabled && !ctx->peer[MB_MCOLL_WINDOW].enabled && !ctx->peer[MB_MCOLL_GRAPH].enabled &&
+        !ctx->peer[MB_MCOLL_MPI].enabled) {
         snprintf(ctx->mcoll_desc, sizeof ctx->mcoll_desc, "not used (no mcoll peer chosen)");
         return;
     }

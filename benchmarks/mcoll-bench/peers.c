@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char *const names[MB_NPEERS] = {
-    "mcoll", "mcoll-graph", "mcoll-mpi", "mcoll-persistent", "nccl", "nccl-graph", "staged"
+    "mcoll", "mcoll-window", "mcoll-graph", "mcoll-mpi", "mcoll-persistent", "nccl", "nccl-graph", "staged"
 };
 
 const char *mb_peer_name(int id)

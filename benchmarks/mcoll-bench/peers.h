@@ -9,9 +9,11 @@
 
 #include <stddef.h>
 #include "bench_coll.h"
+#include "hbm.h"
 
 typedef enum {
     MB_MCOLL,        /* mcoll native API (mcoll_allreduce, ...) */
+    MB_MCOLL_WINDOW, /* the same on buffers in an mcoll_mem_alloc window: zero-copy */
     MB_MCOLL_GRAPH,  /* the same, captured in a CUDA graph */
     MB_MCOLL_MPI,    /* MPI_Allreduce, ... on device buffers: mcoll's PMPI plug-in */
     MB_MCOLL_PERSISTENT, /* the same as persistent requests (MPI_Allreduce_init once, then
@@ -49,6 +51,9 @@ typedef struct {
     char why[256];     /* why not ready */
     int nccl_ref;      /* the NCCL peer this one's "vs NCCL" column divides by, or -1 */
     int rs_in_place_at_block; /* in-place reduce_scatter result at this rank's block, not at 0 */
+    void *d_send, *d_recv; /* the device buffers its calls use: the context's, or its own */
+    mb_path path;      /* how its calls move data (MB_PATH_UNKNOWN: no HBM count) */
+    int probe_zero_copy; /* path read from mcoll_comm_info around each point's first call */
 } mb_peer;
 
 const char *mb_peer_name(int id);
@@ -58,6 +63,13 @@ int mb_peer_find(const char *name); /* -1 when unknown */
  * launch, ready and why of its peers; a peer that cannot run says why and the rest go on. */
 void mb_mcoll_setup(struct mb_ctx *ctx);
 void mb_mcoll_teardown(struct mb_ctx *ctx);
+void mb_window_setup(struct mb_ctx *ctx);    /* after mb_mcoll_setup: it uses the communicator */
+void mb_window_teardown(struct mb_ctx *ctx); /* before mb_mcoll_teardown */
+
+/* The native call of `op` on the given device buffers (the mcoll peers' launch). */
+int mb_mcoll_call(struct mb_ctx *ctx, const mb_op *op, void *d_send, void *d_recv, char *err, size_t len);
+/* Calls of the native communicator that ran zero-copy so far (mcoll_comm_info). */
+unsigned long long mb_mcoll_zero_copy_calls(struct mb_ctx *ctx);
 void mb_nccl_setup(struct mb_ctx *ctx);
 void mb_nccl_teardown(struct mb_ctx *ctx);
 void mb_mpi_setup(struct mb_ctx *ctx);

@@ -85,9 +85,11 @@ int mb_report_open(mb_report *rep, const mb_ctx *ctx, const char *dir, char *why
         snprintf(why, len, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
-    /* The first ten columns are those of earlier mcoll-bench versions; the rest were added. */
+    /* The first ten columns are those of earlier mcoll-bench versions; the rest were added
+     * (in_place, then path and the HBM bytes last). */
     fprintf(rep->csv, "collective,bytes,peer,time_us_median,time_us_min,time_us_max,"
-                      "algbw_GBps,busbw_GBps,wrong,ranks,count,type,redop,root,in_place\n");
+                      "algbw_GBps,busbw_GBps,wrong,ranks,count,type,redop,root,in_place,path,hbm_bytes,hbm_gpu_bytes,"
+                      "hbm_GBps\n");
     snprintf(path, sizeof path, "%s/table.txt", dir);
     rep->table = fopen(path, "w");
     if (!rep->table) {
@@ -229,6 +231,19 @@ static void print_settings(const mb_report *rep, const mb_options *o)
         out(rep, "# %-17s off (-c 0): #wrong shows N/A\n", "check");
 }
 
+/* What the hbm columns count; shared: ranks share GPUs (1), not (0), not known yet (-1). */
+static void print_hbm(const mb_report *rep, int shared)
+{
+    static const char *const gpu[] = { "the busiest rank's, or all ranks' over the GPUs they share",
+                                       "the busiest rank's", "all ranks' over the GPUs they share" };
+    char osm[32];
+    bench_format_bytes(mb_oneshot_max(), osm, sizeof osm);
+    out(rep, "# %-17s bytes a call moves through the busiest rank's GPU memory, from the algorithm's\n", "hbm");
+    out(rep, "# %-17s byte count (benchmarks/README.md), in units of the size; hbmbw = bytes through\n", "");
+    out(rep, "# %-17s one GPU's memory (%s) / time;\n", "", gpu[shared + 1]);
+    out(rep, "# %-17s mcoll peers on the unicast engine; one-shot up to %s (MCOLL_ONESHOT_MAX)\n", "", osm);
+}
+
 void mb_report_header(mb_report *rep, const mb_ctx *ctx)
 {
     rank_info me, *all = NULL;
@@ -270,6 +285,7 @@ void mb_report_header(mb_report *rep, const mb_ctx *ctx)
     print_env(rep, "NCCL_NVLS_ENABLE", "NCCL and mcoll use NVLink multicast where the hardware has it");
     print_env(rep, "MCOLL_NVLS", "auto");
     print_settings(rep, ctx->opt);
+    print_hbm(rep, ctx->ngpus < ctx->nranks);
     for (int p = 0; p < MB_NPEERS; p++) {
         const mb_peer *peer = &ctx->peer[p];
         if (!peer->enabled)
@@ -281,9 +297,10 @@ void mb_report_header(mb_report *rep, const mb_ctx *ctx)
             out(rep, "# peer %-16s not available: %s\n", peer->name, peer->why);
     }
     out(rep, "# %-17s %s/results.csv, %s/table.txt\n", "output", rep->dir, rep->dir);
-    out(rep, "# Columns as nccl-tests prints them, then: peer; vs NCCL = NCCL time / this time (mcoll vs\n"
-             "# nccl, mcoll-graph vs nccl-graph, mcoll-mpi and mcoll-persistent vs nccl); vs staged = staged time / this time;\n"
-             "# above 1 means faster; out-of-place times where measured, else in-place.\n"
+    out(rep, "# Columns as nccl-tests prints them, then: peer; vs NCCL = NCCL time / this time (mcoll and\n"
+             "# mcoll-window vs nccl, mcoll-graph vs nccl-graph, mcoll-mpi and mcoll-persistent vs nccl); vs staged =\n"
+             "# staged time / this time; above 1 means faster; path (staged or zero-copy), hbm and hbmbw (above);\n"
+             "# out-of-place times where measured, else in-place.\n"
              "# mcoll-hier lines: where mcoll-mpi's calls were hierarchical (a communicator spanning NVLink\n"
              "# domains), their time per call between the domains (MPI, staging included) and inside them,\n"
              "# as mcoll measures it (mcoll_hier_times); also in hier.csv.\n#\n");
@@ -297,11 +314,12 @@ static void print_columns(const mb_report *rep)
 {
     out(rep, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place\n", "", "", "", "",
         "");
-    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-16s  %7s  %9s\n", "size", "count",
-        "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong", "peer",
-        "vs NCCL", "vs staged");
-    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "", "",
-        "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-16s  %7s  %9s  %-9s  %5s  %6s\n",
+        "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong",
+        "peer", "vs NCCL", "vs staged", "path", "hbm", "hbmbw");
+    out(rep, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s  %-16s  %7s  %9s  %-9s  %5s  %6s\n",
+        "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", "", "", "", "",
+        "(x B)", "(GB/s)");
 }
 
 static void print_block_title(const mb_report *rep, bench_coll coll, const mb_options *o, int nranks)
@@ -354,6 +372,19 @@ static void print_place(const mb_report *rep, const mb_result *r, double bytes, 
     out(rep, "  %7s  %6s  %6s  %6s", t, a, b, w);
 }
 
+/* The HBM bytes of a result through the busiest rank's memory and per GPU; 0 where the peer's
+ * path has no count. */
+static int hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_result *r, double *rank,
+                     double *gpu)
+{
+    mb_hbm h;
+    if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, mb_oneshot_max(), &h) != 0)
+        return 0;
+    *rank = mb_hbm_per_gpu(&h, ctx->nranks, ctx->nranks);
+    *gpu = mb_hbm_per_gpu(&h, ctx->nranks, ctx->ngpus);
+    return 1;
+}
+
 static void record(mb_report *rep, const mb_ctx *ctx, const mb_op *op, int peer, int in_place, const mb_result *r)
 {
     mb_row row;
@@ -378,11 +409,33 @@ static void record(mb_report *rep, const mb_ctx *ctx, const mb_op *op, int peer,
                 mb_peer_name(peer), r->median_us, r->min_us, r->max_us, row.algbw, row.busbw);
         if (r->wrong >= 0)
             fprintf(rep->csv, "%lld", r->wrong);
-        fprintf(rep->csv, ",%d,%zu,%s,%s,%d,%d\n", ctx->nranks, s->count, ctx->dtype->nccl_name,
+        fprintf(rep->csv, ",%d,%zu,%s,%s,%d,%d,%s,", ctx->nranks, s->count, ctx->dtype->nccl_name,
                 bench_coll_reduces(op->coll) ? bench_op_name(s->op) : "none",
-                bench_coll_has_root(op->coll) ? s->root : -1, in_place);
+                bench_coll_has_root(op->coll) ? s->root : -1, in_place, mb_path_name(r->path));
+        double rank, gpu;
+        if (hbm_bytes(ctx, op, in_place, r, &rank, &gpu))
+            fprintf(rep->csv, "%.0f,%.0f,%.4f", rank, gpu, gpu / r->median_us / 1e3);
+        else
+            fprintf(rep->csv, ",,");
+        fprintf(rep->csv, "\n");
     }
     keep_row(rep, &row);
+}
+
+/* path, hbm (the busiest rank's bytes / size) and hbmbw (bytes per GPU / time) of the place the
+ * comparisons use; dashes without a count. */
+static void print_hbm_columns(const mb_report *rep, const mb_ctx *ctx, const mb_op *op, int in_place,
+                              const mb_result *r)
+{
+    char x[16], bw[16];
+    double rank, gpu;
+    if (!hbm_bytes(ctx, op, in_place, r, &rank, &gpu)) {
+        out(rep, "  %-9s  %5s  %6s\n", r->ran && r->path != MB_PATH_UNKNOWN ? mb_path_name(r->path) : "-", "-", "-");
+        return;
+    }
+    number(rank / (double)op->shape.bytes, 5, x, sizeof x);
+    number(gpu / r->median_us / 1e3, 6, bw, sizeof bw);
+    out(rep, "  %-9s  %5s  %6s\n", mb_path_name(r->path), x, bw);
 }
 
 void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb_result res[2][MB_NPEERS],
@@ -417,7 +470,8 @@ void mb_report_size(mb_report *rep, const mb_ctx *ctx, const mb_op *op, const mb
             bench_coll_has_root(op->coll) ? s->root : -1);
         print_place(rep, o, (double)s->bytes, factor);
         print_place(rep, i, (double)s->bytes, factor);
-        out(rep, "  %-16s  %7s  %9s\n", peer->name, vs_nccl, vs_staged);
+        out(rep, "  %-16s  %7s  %9s", peer->name, vs_nccl, vs_staged);
+        print_hbm_columns(rep, ctx, op, k, &res[k][p]);
         if (o->ran)
             record(rep, ctx, op, p, 0, o);
         if (i->ran)
@@ -483,6 +537,7 @@ void mb_report_dry_run(const mb_options *o)
     print_settings_line(NULL, o);
     out(NULL, "# dry run: the settings below, nothing measured\n");
     print_settings(NULL, o);
+    print_hbm(NULL, -1);
     out(NULL, "# %-17s", "collectives");
     for (int c = 0; c < BENCH_NCOLLS; c++)
         if (o->coll[c])

@@ -1,8 +1,8 @@
 /* The native, stream-ordered API on device buffers: every collective, datatype and op against
  * the host reference (see common/suite.h for the matrix), >= 1 GiB allreduces, the
  * communicator report, the 16-bit datatype handles, a small-buffer configuration that forces
- * chunking (every collective of API 0.3 one element past a chunk), communicator
- * create/destroy cycles, and barriers.
+ * chunking (every collective of API 0.3 one element past a chunk; the reductions at one, two
+ * and three chunks and one element more), communicator create/destroy cycles, and barriers.
  *   mpirun -np N gpu_native [-q] [-f FILTER] [-s SEED]          (NCCL_NVLS_ENABLE=0 required) */
 #include <stdio.h>
 #include <cuda_runtime_api.h>
@@ -85,6 +85,39 @@ static void past_chunk(coll_api *api, mcoll_comm *mc)
     }
 }
 
+/* The pipelined reduction loop (collectives/pipeline.cuh) on a communicator with one thread
+ * block: counts whose slots hold exactly one, two and three chunks, and one element more (a last
+ * chunk of one element), so that phases run one, two and three jobs side by side and the last
+ * ones run without a copy-in. A two-shot allreduce half holds a chunk's inputs and another's
+ * results (a slot per rank each), reduce's a slot per non-root rank each (roots first and last,
+ * in place at the root and not), reduce_scatter's a slot per rank. */
+static void pipeline_chunks(coll_api *api, mcoll_comm *mc)
+{
+    static const coll_kind kinds[] = {COLL_ALLREDUCE, COLL_REDUCE, COLL_REDUCE_SCATTER};
+    coll_case c = {COLL_ALLREDUCE, NULL, NULL, 0, 0, 0, 0, 0, MEM_DEVICE, 0};
+    mcoll_comm_info_t info;
+    const size_t n = (size_t)api->size;
+    size_t half, k, chunks, extra;
+
+    if (n < 2 || mcoll_comm_info(mc, &info) != MCOLL_SUCCESS || info.symmetric_bytes <= ((size_t)64 << 10)) return;
+    half = ((info.symmetric_bytes - ((size_t)64 << 10)) & ~(size_t)31) / 2;
+    c.type = type_get(TT_FLOAT);
+    c.op = op_get(OP_SUM);
+    for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (chunks = 1; chunks <= 3; chunks++)
+            for (extra = 0; extra <= 1; extra++) {
+                const size_t slices = kinds[k] == COLL_REDUCE ? n - 1 : n;
+                const size_t chunk = kinds[k] == COLL_REDUCE_SCATTER ? (half / n) & ~(size_t)15
+                                                                     : (half / (2 * slices)) & ~(size_t)15;
+                c.kind = kinds[k];
+                /* reduce_scatter counts per rank; the others the whole message */
+                c.count = (kinds[k] == COLL_REDUCE_SCATTER ? chunks * chunk : slices * chunks * chunk) / c.type->size + extra;
+                c.root = chunks % 2 ? 0 : api->size - 1;
+                c.in_place = (int)extra;
+                case_run(api, &c);
+            }
+}
+
 /* A 1 MiB symmetric buffer and one thread block: large messages go through in many chunks. */
 static void check_small_config(cudaStream_t stream)
 {
@@ -109,12 +142,17 @@ static void check_small_config(cudaStream_t stream)
         c.type = type_get(TT_UINT64);
         c.op = op_get(OP_BXOR);
         case_run(&api, &c);
+        c.kind = COLL_REDUCE;
+        c.root = api.size - 1;
+        case_run(&api, &c);
+        c.root = 0;
         c.kind = COLL_REDUCE_SCATTER;
         c.count /= (size_t)api.size;
         case_run(&api, &c);
         c.kind = COLL_ALLREDUCE;
     }
     past_chunk(&api, mc);
+    pipeline_chunks(&api, mc);
     teardown_comm("native/config/1MiB-1block/destroy", mc);
 }
 

@@ -9,7 +9,8 @@
 #     place, rotating and fixed roots, several datatypes, tail latencies, the memory limit);
 #   - mcoll-bench takes nccl-tests' letters (-b -e -f -i -d -o -r -n -w -c -G -a, -g 1 ...):
 #     --dry-run shows nccl-tests' settings line and table header; its own settings are long
-#     options, and the letters' earlier meanings are refused with the long option to use;
+#     options, and the letters' earlier meanings are refused with the long option to use; the
+#     mcoll-window peer is chosen like the others, and the hbm lines follow MCOLL_ONESHOT_MAX;
 #   - benchmarks/plot.py draws the PNGs from a small results.csv where python3 has matplotlib
 #     (that part is skipped, saying so, where it has not);
 #   - -d cuda, -d managed and mcoll-bench, with every GPU hidden, print why and exit 77.
@@ -161,10 +162,11 @@ expect_status 2 "mcoll_osu_allreduce with a word" "$BIN/mcoll_osu_allreduce" -f 
 
 # --- mcoll-bench: nccl-tests' options, its own, the header (no MPI, no GPU) -----------------------
 MB=$BIN/mcoll-bench
-COLUMNS_LINE="#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  peer              vs NCCL  vs staged"
+COLUMNS_LINE="#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong  peer              vs NCCL  vs staged  path         hbm   hbmbw"
 if expect_status 0 "mcoll-bench -h" "$MB" -h; then
     for t in "Usage:" "-b, --minbytes" "-o, --op" "-r, --root" "-c, --check" "-G, --cudagraph" \
-             "--collectives" "--peers" "--reps" "--batch-time" "--output" "--place" "--quick" "--dry-run"; do
+             "--collectives" "--peers" "--reps" "--batch-time" "--output" "--place" "--quick" "--dry-run" \
+             "mcoll-window"; do
         expect_text "mcoll-bench -h" "$t"
     done
 fi
@@ -174,10 +176,33 @@ if expect_status 0 "$name" "$MB" --dry-run; then
     expect_line "$name" "# datatype          float (MPI_FLOAT, nccl-tests float), op sum, root 0"
     expect_line "$name" "# places            out of place, then in place (MPI_IN_PLACE; NCCL: the same buffer)"
     expect_line "$name" "# collectives       allreduce bcast reduce reduce_scatter allgather"
-    expect_line "$name" "# peers             mcoll mcoll-graph mcoll-mpi mcoll-persistent nccl nccl-graph staged"
+    expect_line "$name" "# peers             mcoll mcoll-window mcoll-graph mcoll-mpi mcoll-persistent nccl nccl-graph staged"
     expect_text "$name" "time = the slowest rank (-a 3)"
     expect_line "$name" "$COLUMNS_LINE"
+    expect_line "$name" "#                   mcoll peers on the unicast engine; one-shot up to 256 KiB (MCOLL_ONESHOT_MAX)"
 fi
+# The zero-copy peer, alone and beside others; the hbm lines read MCOLL_ONESHOT_MAX as mcoll does.
+name="mcoll-bench --peers mcoll-window"
+if expect_status 0 "$name" "$MB" --peers mcoll-window --dry-run; then
+    expect_line "$name" "# peers             mcoll-window"
+fi
+name="mcoll-bench --peers staged,mcoll-window,mcoll"
+if expect_status 0 "$name" "$MB" --peers staged,mcoll-window,mcoll --dry-run; then
+    expect_line "$name" "# peers             mcoll mcoll-window staged"
+fi
+name="MCOLL_ONESHOT_MAX=1M mcoll-bench"
+if expect_status 0 "$name" env MCOLL_ONESHOT_MAX=1M "$MB" --dry-run; then
+    expect_text "$name" "one-shot up to 1 MiB (MCOLL_ONESHOT_MAX)"
+fi
+name="MCOLL_ONESHOT_MAX=junk mcoll-bench"
+if expect_status 0 "$name" env MCOLL_ONESHOT_MAX=junk "$MB" --dry-run; then
+    expect_text "$name" "one-shot up to 256 KiB (MCOLL_ONESHOT_MAX)"
+fi
+for bad in mcoll-windows window "mcoll,,mcoll-window"; do
+    if expect_status 2 "mcoll-bench --peers $bad" "$MB" --peers "$bad" --dry-run; then
+        expect_text "mcoll-bench --peers $bad" "invalid peer list"
+    fi
+done
 # nccl-tests' README example, and every nccl-tests letter (the unsupported ones at their defaults).
 name="mcoll-bench -b 8 -e 128M -f 2 -g 1"
 if expect_status 0 "$name" "$MB" -b 8 -e 128M -f 2 -g 1 --dry-run; then
@@ -195,7 +220,7 @@ name="mcoll-bench with nccl-tests' long names"
 if expect_status 0 "$name" "$MB" --minbytes=1K --maxbytes 4K --stepfactor 4 --datatype double --op min --root 0 \
         --iters 7 --warmup_iters 1 --check 0 --cudagraph 0 --average 2 --dry-run; then
     expect_line "$name" "# nThread 1 nGpus 1 minBytes 1024 maxBytes 4096 step: 4(factor) warmup iters: 1 iters: 7 agg iters: 1 validation: 0 graph: 0"
-    expect_line "$name" "# peers             mcoll mcoll-mpi mcoll-persistent nccl staged"
+    expect_line "$name" "# peers             mcoll mcoll-window mcoll-mpi mcoll-persistent nccl staged"
     expect_line "$name" "# check             off (-c 0): #wrong shows N/A"
 fi
 name="mcoll-bench's own options"

@@ -1,0 +1,96 @@
+/* HBM byte counts; see hbm.h. S is the size, n the ranks. */
+#include "hbm.h"
+
+#include <stdlib.h>
+
+#include "bench_cli.h"
+
+const char *mb_path_name(mb_path path)
+{
+    switch (path) {
+    case MB_PATH_STAGED: return "staged";
+    case MB_PATH_ZERO_COPY: return "zero-copy";
+    default: return "";
+    }
+}
+
+size_t mb_oneshot_max(void)
+{
+    const char *v = getenv("MCOLL_ONESHOT_MAX");
+    size_t bytes;
+    /* mcoll takes 0 to 1 GiB and falls back to its default otherwise. */
+    if (!v || bench_parse_bytes(v, &bytes) != 0 || bytes > ((size_t)1 << 30))
+        return MB_ONESHOT_DEFAULT;
+    return bytes;
+}
+
+/* Staged, through the data area (collectives/README.md):
+ *   allreduce  one-shot (n + 3) S: copy in 2S, every rank reads my inputs nS, recvbuf S;
+ *              two-shot 6S: copy in 2S, my inputs read S, results written S, copy out 2S;
+ *   reduce     one-shot: root 4S, others 3S; two-shot: root 6S, others 3S;
+ *   bcast      root reads S; others: their data area written S, copy out 2S (3S); scattered
+ *              (above oneshot_max on 3 or more ranks) also their slice in and out 2S / (n - 1);
+ *   reduce_scatter  copy in 2S, inputs read S, recvbuf S/n;
+ *   allgather  my block read S/n, every block written into my data area S, the others' copied
+ *              out 2S (n - 1) / n, my own copied 2S/n out of place: (3 + 1/n) S, in place
+ *              (3 - 1/n) S. */
+static void staged(bench_coll c, double S, int n, int in_place, size_t oneshot_max, mb_hbm *h)
+{
+    const int small = S <= (double)oneshot_max || n == 1;
+    switch (c) {
+    case BENCH_ALLREDUCE:
+        h->root = h->other = small ? (n + 3) * S : 6 * S;
+        break;
+    case BENCH_REDUCE:
+        h->root = small ? 4 * S : 6 * S;
+        h->other = 3 * S;
+        break;
+    case BENCH_BCAST:
+        h->root = S;
+        h->other = small || n <= 2 ? 3 * S : 3 * S + 2 * S / (n - 1);
+        break;
+    case BENCH_REDUCE_SCATTER:
+        h->root = h->other = 3 * S + S / n;
+        break;
+    default:
+        h->root = h->other = in_place ? 3 * S - S / n : 3 * S + S / n;
+        break;
+    }
+}
+
+/* Zero-copy (docs/memory.md): allreduce reads every sendbuf and writes every recvbuf, 2S;
+ * bcast reads root's buffer S and writes every other S; reduce_scatter reads every sendbuf S
+ * and writes S/n; allgather reads my block S/n and writes every block of my recvbuf S (in place
+ * the others, S - S/n). Reduce has no zero-copy path. */
+static int zero_copy(bench_coll c, double S, int n, int in_place, mb_hbm *h)
+{
+    switch (c) {
+    case BENCH_ALLREDUCE: h->root = h->other = 2 * S; return 0;
+    case BENCH_BCAST: h->root = h->other = S; return 0;
+    case BENCH_REDUCE_SCATTER: h->root = h->other = S + S / n; return 0;
+    case BENCH_ALLGATHER: h->root = h->other = in_place ? S : S + S / n; return 0;
+    default: return -1;
+    }
+}
+
+int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, size_t oneshot_max,
+                 mb_hbm *out)
+{
+    const double S = (double)bytes;
+    if (nranks < 1)
+        return -1;
+    if (path == MB_PATH_STAGED) {
+        staged(coll, S, nranks, in_place, oneshot_max, out);
+        return 0;
+    }
+    if (path == MB_PATH_ZERO_COPY)
+        return zero_copy(coll, S, nranks, in_place, out);
+    return -1;
+}
+
+double mb_hbm_per_gpu(const mb_hbm *h, int nranks, int ngpus)
+{
+    if (ngpus >= nranks || ngpus < 1)
+        return h->root > h->other ? h->root : h->other;
+    return (h->root + (nranks - 1) * h->other) / ngpus;
+}

@@ -1,0 +1,89 @@
+/* mcoll-bench's HBM byte counts (benchmarks/mcoll-bench/hbm.c) against the counts that
+ * collectives/README.md derives and tests/unit/test_pipeline.cu measures on the model of the
+ * kernels: the staged and zero-copy bytes of every collective and algorithm, zero-copy moving
+ * fewer bytes than staged wherever mcoll has it, the per-GPU figure with and without shared
+ * GPUs, and MCOLL_ONESHOT_MAX read as the library reads it. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "hbm.h"
+#include "unit.h"
+
+static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(b) + 1); }
+
+/* The busiest rank's bytes, in units of S. */
+static double busiest(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm)
+{
+    mb_hbm h;
+    if (mb_hbm_count(c, path, S, n, in_place, osm, &h) != 0)
+        return -1;
+    return (h.root > h.other ? h.root : h.other) / (double)S;
+}
+
+int main(void)
+{
+    const size_t K = 1024, M = K * K, osm = 256 * K;
+
+    /* The documented counts, 4 ranks. */
+    CHECK(near(busiest(BENCH_ALLREDUCE, MB_PATH_STAGED, 256 * K, 4, 0, osm), 7)); /* one-shot (n + 3) */
+    CHECK(near(busiest(BENCH_ALLREDUCE, MB_PATH_STAGED, 256 * K + 4, 4, 0, osm), 6)); /* two-shot */
+    CHECK(near(busiest(BENCH_ALLREDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm), 2));
+    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, 64 * K, 4, 0, osm), 4));      /* root, one-shot */
+    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm), 6));           /* root, two-shot */
+    CHECK(busiest(BENCH_REDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm) < 0);             /* no such path */
+    CHECK(near(busiest(BENCH_BCAST, MB_PATH_STAGED, 64 * K, 4, 0, osm), 3));
+    CHECK(near(busiest(BENCH_BCAST, MB_PATH_STAGED, M, 4, 0, osm), 3 + 2.0 / 3));  /* scattered */
+    CHECK(near(busiest(BENCH_BCAST, MB_PATH_STAGED, M, 2, 0, osm), 3));            /* never on 2 ranks */
+    CHECK(near(busiest(BENCH_BCAST, MB_PATH_ZERO_COPY, M, 4, 0, osm), 1));
+    CHECK(near(busiest(BENCH_REDUCE_SCATTER, MB_PATH_STAGED, M, 4, 0, osm), 3.25));
+    CHECK(near(busiest(BENCH_REDUCE_SCATTER, MB_PATH_ZERO_COPY, M, 4, 0, osm), 1.25));
+    CHECK(near(busiest(BENCH_ALLGATHER, MB_PATH_STAGED, M, 4, 0, osm), 3.25));
+    CHECK(near(busiest(BENCH_ALLGATHER, MB_PATH_STAGED, M, 4, 1, osm), 2.75));
+    CHECK(near(busiest(BENCH_ALLGATHER, MB_PATH_ZERO_COPY, M, 4, 0, osm), 1.25));
+    CHECK(near(busiest(BENCH_ALLGATHER, MB_PATH_ZERO_COPY, M, 4, 1, osm), 1));
+    CHECK(busiest(BENCH_ALLREDUCE, MB_PATH_UNKNOWN, M, 4, 0, osm) < 0);
+
+    /* Zero-copy moves fewer bytes than staged, for every collective that has it. */
+    for (int c = 0; c < BENCH_NCOLLS; c++)
+        for (int n = 2; n <= 8; n++)
+            for (size_t S = 1024; S <= ((size_t)1 << 30); S *= 4)
+                for (int ip = 0; ip < 2; ip++) {
+                    mb_hbm z, s;
+                    if (mb_hbm_count((bench_coll)c, MB_PATH_ZERO_COPY, S, n, ip, osm, &z) != 0) {
+                        CHECK(c == BENCH_REDUCE);
+                        continue;
+                    }
+                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_STAGED, S, n, ip, osm, &s) == 0);
+                    CHECK(mb_hbm_per_gpu(&z, n, n) < mb_hbm_per_gpu(&s, n, n));
+                    CHECK(mb_hbm_per_gpu(&z, n, 1) < mb_hbm_per_gpu(&s, n, 1));
+                }
+
+    /* Per GPU: the busiest rank alone on its GPU, every rank's bytes on a shared one. */
+    {
+        mb_hbm h;
+        CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm, &h) == 0);
+        CHECK(near(mb_hbm_per_gpu(&h, 4, 4), 6.0 * M));
+        CHECK(near(mb_hbm_per_gpu(&h, 4, 1), (6.0 + 3 * 3.0) * M));
+        CHECK(near(mb_hbm_per_gpu(&h, 4, 2), (6.0 + 3 * 3.0) * M / 2));
+    }
+
+    /* MCOLL_ONESHOT_MAX as the library reads it, its default included. */
+    {
+        static const char *const values[] = { NULL, "1M", "64k", "0", "1G", "2G", "junk", "300000" };
+        for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+            if (values[i])
+                setenv("MCOLL_ONESHOT_MAX", values[i], 1);
+            else
+                unsetenv("MCOLL_ONESHOT_MAX");
+            mcoll_settings_reload();
+            if (mb_oneshot_max() != mcoll_settings_get()->oneshot_max)
+                fprintf(stderr, "MCOLL_ONESHOT_MAX=%s: mcoll-bench reads %zu, mcoll %zu\n", values[i] ? values[i] : "(unset)",
+                        mb_oneshot_max(), mcoll_settings_get()->oneshot_max);
+            CHECK(mb_oneshot_max() == mcoll_settings_get()->oneshot_max);
+        }
+        unsetenv("MCOLL_ONESHOT_MAX");
+        CHECK(mb_oneshot_max() == MB_ONESHOT_DEFAULT);
+    }
+    return unit_exit("test_bench_hbm");
+}
