@@ -1,5 +1,6 @@
 /* The LL protocol's kernels: one call per launch, or the resident kernel that takes calls from a
  * ring in host memory until it is told to end or has been idle (launch.h, mcoll_ring). */
+#include <cstddef>
 #include "launch_common.cuh"
 #include "ll.cuh"
 
@@ -30,6 +31,9 @@ __global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__
     if (threadIdx.x == 0) own->count = count;
 }
 
+static_assert(sizeof(mcoll_ll_call) == 48 && offsetof(mcoll_ring, call) % 16 == 0,
+              "the resident kernel reads a call as three aligned 16-byte words");
+
 /* Polls of an idle ring between two looks at the clock and the abort flag. */
 constexpr uint32_t kRingPollsPerCheck = 32;
 
@@ -43,14 +47,14 @@ __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r,
     const uint64_t since = globaltimer_ns();
     for (uint32_t polls = 1;; polls++) {
         if (ld_acquire_sys_u64((const uint64_t *)&r->posted) > done) {
-            const volatile mcoll_ll_call *c = &r->call[done % MCOLL_RING_SLOTS];
-            out->kind = c->kind;
-            out->dtype = c->dtype;
-            out->op = c->op;
-            out->root = c->root;
-            out->send = c->send;
-            out->recv = c->recv;
-            out->bytes = c->bytes;
+            /* Three loads issued together: each one crosses PCIe, so one after the other they
+             * would cost three round trips. */
+            const char *c = (const char *)&r->call[done % MCOLL_RING_SLOTS];
+            const uint4 w0 = ld_volatile_v4(c), w1 = ld_volatile_v4(c + 16), w2 = ld_volatile_v4(c + 32);
+            uint4 *o = (uint4 *)out;
+            o[0] = w0;
+            o[1] = w1;
+            o[2] = w2;
             return out->kind == MCOLL_LL_EXIT ? kRingExit : kRingRun;
         }
         if (polls % kRingPollsPerCheck == 0) {
@@ -62,7 +66,7 @@ __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r,
 
 __global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_constant__ mcoll_dev_team t,
                                                                mcoll_ring *r, uint64_t generation, uint64_t idle_ns) {
-    __shared__ mcoll_ll_call call;
+    __shared__ __align__(16) mcoll_ll_call call;
     __shared__ int step;
     __shared__ uint4 stash[kLLStashPacks];
     LLCtrl *own = ll_ctrl(t, t.rank);
