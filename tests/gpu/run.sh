@@ -49,7 +49,8 @@
 #              dead-staged (-f dead-staged, MCOLL_ENGINE=staged, plain mpirun: killed during a
 #              staged call; no team, so mpirun must end the job within 30 s, naming the rank)
 #   soak       gpu_soak at each NP: SOAK_CALLS (100000) randomly mixed calls, checked, stopping
-#              by itself 60 s before the step's limit (at most SOAK_SECONDS, 240 s); fails on a
+#              by itself 60 s before the step's limit, or after SOAK_SECONDS when set; 100000 calls
+#              at 4 ranks on one H100 need about 290 s (--timeout 560); fails on a
 #              wrong result, descriptor growth or resident memory growth past 32 MiB
 #   memcheck   compute-sanitizer --tool memcheck  on gpu_native -q and gpu_mpi -q at NP 2
 #   racecheck  compute-sanitizer --tool racecheck on a few cases of each (float sum, bcast, ...)
@@ -756,7 +757,8 @@ soak_step() {
     mps=$(mps_col "$np")
     gpu_ready soak "$rg" "$mps" "$prog" || return 0
     step_limit soak "$rg" "$mps" || return 0
-    secs=${SOAK_SECONDS:-240}
+    # By default the soak may use its step's whole limit but a minute (it stops at SOAK_CALLS).
+    secs=${SOAK_SECONDS:-$((LIMIT - 60))}
     [ "$secs" -gt $((LIMIT - 60)) ] && secs=$((LIMIT - 60))
     [ "$secs" -lt 10 ] && secs=10
     mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
