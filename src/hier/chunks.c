@@ -22,3 +22,23 @@ size_t hier_chunk_elements(const hier_chunks *c, size_t k)
     size_t off = k * c->chunk;
     return c->body - off < c->chunk ? c->body - off : c->chunk;
 }
+
+void hier_pipeline_reduce_scatter(hier_run *x, const hier_chunks *c, const char *in, char *slot[2],
+                                  hier_chunk_finish finish, void *ctx)
+{
+    size_t d = (size_t)x->h->local_size, k;
+    x->queued = hier_can_queue(x);
+    for (k = 0; k <= c->chunks; k++) {
+        /* Queue chunk k's reduce-scatter, then finish chunk k - 1 while it runs. */
+        if (k < c->chunks) {
+            hier_intra_reduce_scatter(x, HIER_AT(x, in, k * c->chunk), slot[k % 2], hier_chunk_elements(c, k) / d);
+            hier_intra_mark(x, (int)(k % 2));
+        }
+        if (k > 0) {
+            hier_intra_wait(x, (int)((k - 1) % 2));
+            finish(x, slot[(k - 1) % 2], k - 1, hier_chunk_elements(c, k - 1) / d, ctx);
+        }
+    }
+    hier_intra_finish(x);
+    x->queued = 0;
+}

@@ -11,14 +11,21 @@
  * broadcast inside each domain. */
 #include "hier_internal.h"
 
+/* Chunk k's slice, reduce-scattered inside the domain, allreduced between domains and
+ * all-gathered inside the domain into its place in the output. */
+static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
+{
+    const hier_chunks *c = ctx;
+    hier_inter_allreduce(x, MPI_IN_PLACE, slot, q);
+    hier_intra_allgather(x, slot, HIER_AT(x, x->a->recvbuf, k * c->chunk), q);
+}
+
 /* The chunks' domain steps are queued on the engine one chunk ahead, so that chunk k+1 is
- * reduce-scattered on the GPU while chunk k crosses the MPI; two slots of scratch alternate:
- *     RS(0) | RS(1) mark1, wait0, MPI(0), AG(0) | RS(2) mark0, wait1, MPI(1), AG(1) | ...
- * On the engine's one stream AG(k) comes before RS(k+2), which reuses its slot. */
+ * reduce-scattered on the GPU while chunk k crosses the MPI (hier_pipeline_reduce_scatter). */
 static void sliced(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
-    size_t d = (size_t)x->h->local_size, n = a->count, k;
+    size_t n = a->count;
     hier_chunks c = hier_chunking(x, n);
     const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
     char *out = a->recvbuf, *slots = NULL, *slot[2];
@@ -28,22 +35,7 @@ static void sliced(hier_run *x)
         char *next = slots;
         slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
         slot[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
-        x->queued = hier_can_queue(x);
-        for (k = 0; k <= c.chunks; k++) {
-            /* Queue chunk k's reduce-scatter, then finish chunk k - 1 while it runs. */
-            if (k < c.chunks) {
-                hier_intra_reduce_scatter(x, HIER_AT(x, in, k * c.chunk), slot[k % 2], hier_chunk_elements(&c, k) / d);
-                hier_intra_mark(x, (int)(k % 2));
-            }
-            if (k > 0) {
-                size_t q = hier_chunk_elements(&c, k - 1) / d;
-                hier_intra_wait(x, (int)((k - 1) % 2));
-                hier_inter_allreduce(x, MPI_IN_PLACE, slot[(k - 1) % 2], q);
-                hier_intra_allgather(x, slot[(k - 1) % 2], HIER_AT(x, out, (k - 1) * c.chunk), q);
-            }
-        }
-        hier_intra_finish(x);
-        x->queued = 0;
+        hier_pipeline_reduce_scatter(x, &c, in, slot, finish_chunk, &c);
     }
     if (n > c.body) {
         hier_intra_allreduce(x, a->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, in, c.body),

@@ -92,6 +92,15 @@ hier_chunks hier_chunking(const hier_run *x, size_t n);
 /* Elements of chunk k (a multiple of d). */
 size_t hier_chunk_elements(const hier_chunks *c, size_t k);
 
+/* The pipeline of allreduce and reduce: chunk k of `in` is reduce-scattered inside the domain
+ * into one of the two `slot`s (queued on the engine), and while it runs chunk k - 1 is finished
+ * by `finish` (its q-element slice in its slot, which `finish` must be done with when it
+ * returns: the engine reuses the slot two chunks on). On the engine's one stream:
+ *     RS(0) | RS(1) mark1, wait0, finish(0) | RS(2) mark0, wait1, finish(1) | ... */
+typedef void (*hier_chunk_finish)(hier_run *x, char *slot, size_t k, size_t q, void *ctx);
+void hier_pipeline_reduce_scatter(hier_run *x, const hier_chunks *c, const char *in, char *slot[2],
+                                  hier_chunk_finish finish, void *ctx);
+
 /* Between domains, on h->cross (ranks numbered by domain); same conventions. */
 void hier_inter_allreduce(hier_run *x, const void *in, void *out, size_t n);
 void hier_inter_reduce(hier_run *x, const void *in, void *out, size_t n, int root);

@@ -16,16 +16,29 @@ static const void *input(const hier_run *x)
     return x->a->sendbuf == MPI_IN_PLACE ? x->a->recvbuf : x->a->sendbuf;
 }
 
-/* On the engine's one stream, gather(k - 1) comes before the reduce-scatter of chunk k + 1,
- * which reuses its slot:
- *     RS(0) | RS(1) mark1, wait0, MPI(0), G(0) | RS(2) mark0, wait1, MPI(1), G(1) | ... */
+/* What the chunks of one call share. */
+typedef struct {
+    const hier_chunks *c;
+    int rd, lr, root_domain;
+} reduce_chunks;
+
+/* Chunk k's slice, reduce-scattered inside the domain, reduced between domains to the root's
+ * domain and gathered to the root there; on the engine's one stream the gather comes before
+ * the reduce-scatter two chunks on, which reuses its slot (hier_pipeline_reduce_scatter). */
+static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
+{
+    const reduce_chunks *r = ctx;
+    hier_inter_reduce(x, r->root_domain ? MPI_IN_PLACE : slot, slot, q, r->rd);
+    if (r->root_domain) hier_intra_gather(x, slot, HIER_AT(x, x->a->recvbuf, k * r->c->chunk), q, r->lr);
+}
+
 static void sliced(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
     mcoll_hier *h = x->h;
     int rd = h->domain_of[a->root], lr = h->local_of[a->root], root_domain = h->my_domain == rd;
     int is_root = h->rank == a->root;
-    size_t d = (size_t)h->local_size, n = a->count, k;
+    size_t n = a->count;
     hier_chunks c = hier_chunking(x, n);
     const char *in = input(x);
     char *out = a->recvbuf, *scratch, *next, *slot[2], *tail;
@@ -36,22 +49,8 @@ static void sliced(hier_run *x)
     slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
     slot[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
     tail = hier_carve(&next, HIER_BYTES(x, n - c.body));
-    x->queued = hier_can_queue(x);
-    for (k = 0; k <= c.chunks; k++) {
-        if (k < c.chunks) {
-            hier_intra_reduce_scatter(x, HIER_AT(x, in, k * c.chunk), slot[k % 2], hier_chunk_elements(&c, k) / d);
-            hier_intra_mark(x, (int)(k % 2));
-        }
-        if (k > 0) {
-            size_t q = hier_chunk_elements(&c, k - 1) / d;
-            char *s = slot[(k - 1) % 2];
-            hier_intra_wait(x, (int)((k - 1) % 2));
-            hier_inter_reduce(x, root_domain ? MPI_IN_PLACE : s, s, q, rd);
-            if (root_domain) hier_intra_gather(x, s, HIER_AT(x, out, (k - 1) * c.chunk), q, lr);
-        }
-    }
-    hier_intra_finish(x);
-    x->queued = 0;
+    reduce_chunks r = {&c, rd, lr, root_domain};
+    hier_pipeline_reduce_scatter(x, &c, in, slot, finish_chunk, &r);
     if (n > c.body) {
         /* To the root's local rank in every domain, then between those to the root. */
         void *to = is_root ? HIER_AT(x, out, c.body) : tail;
