@@ -14,6 +14,7 @@
 #define MCOLL_DTYPE_TABLE_CUH
 
 #include <stddef.h>
+#include <type_traits>
 #include "launch.h"
 
 namespace mcoll {
@@ -65,6 +66,30 @@ constexpr size_t dtype_size(mcoll_dtype d) { return (unsigned)d < MCOLL_NUM_DTYP
 
 constexpr size_t dtype_span(mcoll_dtype d, size_t count) {
     return count == 0 || (unsigned)d >= MCOLL_NUM_DTYPES ? 0 : count * kDtypes[d].size - kDtypes[d].tail;
+}
+
+/* reduce_supported() as a constant that device code can test too. */
+template <mcoll_dtype D, mcoll_op O> struct Reducible {
+    static constexpr bool value = reduce_supported(D, O);
+};
+
+/* The one switch over the ops: f(std::integral_constant<mcoll_op, O>{}) for the op O that `op`
+ * names, when the kernels reduce D with it (only those pairs are instantiated); otherwise
+ * `otherwise`. Host launchers and the LL kernels' run-time dispatch both use it. */
+#pragma nv_exec_check_disable
+template <mcoll_dtype D, class R, class F>
+__host__ __device__ inline R visit_op(mcoll_op op, R otherwise, F &&f) {
+    switch (op) {
+#define MCOLL_VISIT_OP(O)                                                                        \
+    case O:                                                                                      \
+        if constexpr (Reducible<D, O>::value) return f(std::integral_constant<mcoll_op, O>{}); \
+        else return otherwise;
+    MCOLL_VISIT_OP(MCOLL_SUM) MCOLL_VISIT_OP(MCOLL_PROD) MCOLL_VISIT_OP(MCOLL_MIN) MCOLL_VISIT_OP(MCOLL_MAX)
+    MCOLL_VISIT_OP(MCOLL_BAND) MCOLL_VISIT_OP(MCOLL_BOR) MCOLL_VISIT_OP(MCOLL_BXOR) MCOLL_VISIT_OP(MCOLL_LAND)
+    MCOLL_VISIT_OP(MCOLL_LOR) MCOLL_VISIT_OP(MCOLL_LXOR) MCOLL_VISIT_OP(MCOLL_MINLOC) MCOLL_VISIT_OP(MCOLL_MAXLOC)
+#undef MCOLL_VISIT_OP
+    default: return otherwise;
+    }
 }
 
 } // namespace mcoll

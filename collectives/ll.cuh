@@ -200,40 +200,13 @@ __device__ __noinline__ void ll_receive_reduced(const mcoll_dev_team &t, const m
     }
 }
 
-/* reduce_supported() as a constant device code can test. */
-template <mcoll_dtype D, mcoll_op O> struct Reducible {
-    static constexpr bool value = reduce_supported(D, O);
-};
-
-template <mcoll_dtype D, mcoll_op O>
-__device__ __forceinline__ bool ll_reduce_if(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
-                                             uint4 *stash) {
-    if constexpr (Reducible<D, O>::value) {
-        ll_receive_reduced<typename KindOf<D, O>::type>(t, c, count, stash);
-        return true;
-    } else {
-        return false;
-    }
-}
-
 template <mcoll_dtype D>
-__device__ __forceinline__ bool ll_reduce_op(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+__device__ __forceinline__ void ll_reduce_op(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
                                              uint4 *stash) {
-    switch (c.op) {
-    case MCOLL_SUM: return ll_reduce_if<D, MCOLL_SUM>(t, c, count, stash);
-    case MCOLL_PROD: return ll_reduce_if<D, MCOLL_PROD>(t, c, count, stash);
-    case MCOLL_MIN: return ll_reduce_if<D, MCOLL_MIN>(t, c, count, stash);
-    case MCOLL_MAX: return ll_reduce_if<D, MCOLL_MAX>(t, c, count, stash);
-    case MCOLL_BAND: return ll_reduce_if<D, MCOLL_BAND>(t, c, count, stash);
-    case MCOLL_BOR: return ll_reduce_if<D, MCOLL_BOR>(t, c, count, stash);
-    case MCOLL_BXOR: return ll_reduce_if<D, MCOLL_BXOR>(t, c, count, stash);
-    case MCOLL_LAND: return ll_reduce_if<D, MCOLL_LAND>(t, c, count, stash);
-    case MCOLL_LOR: return ll_reduce_if<D, MCOLL_LOR>(t, c, count, stash);
-    case MCOLL_LXOR: return ll_reduce_if<D, MCOLL_LXOR>(t, c, count, stash);
-    case MCOLL_MINLOC: return ll_reduce_if<D, MCOLL_MINLOC>(t, c, count, stash);
-    case MCOLL_MAXLOC: return ll_reduce_if<D, MCOLL_MAXLOC>(t, c, count, stash);
-    default: return false;
-    }
+    visit_op<D>((mcoll_op)c.op, false, [&](auto o) {
+        ll_receive_reduced<typename KindOf<D, decltype(o)::value>::type>(t, c, count, stash);
+        return true;
+    });
 }
 
 /* The reduction of one call, the datatype and op chosen at run time (the resident kernel takes

@@ -99,7 +99,8 @@ __global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_cons
 using namespace mcoll;
 
 extern "C" int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_call *c) {
-    if (!team_ok(team) || !c || c->bytes > team->ll_max || c->bytes > mcoll_ll_capacity(team->size)) return 0;
+    /* ll_max is at most what the team's slots hold (team.c). */
+    if (!team_ok(team) || !c || c->bytes > team->ll_max) return 0;
     switch (c->kind) {
     case MCOLL_LL_ALLREDUCE: case MCOLL_LL_REDUCE_SCATTER:
         return reduce_supported((mcoll_dtype)c->dtype, (mcoll_op)c->op);

@@ -163,31 +163,9 @@ template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, Layer layer,
 }
 
 /* Only the pairs dtype_table.cuh lists are instantiated. */
-template <mcoll_dtype D, mcoll_op O> int run_if(const ReduceParams &p, Layer layer, void *stream) {
-    if constexpr (reduce_supported(D, O)) {
-        return run<D, O>(p, layer, stream);
-    } else {
-        (void)p, (void)layer, (void)stream;
-        return MCOLL_LAUNCH_UNSUPPORTED;
-    }
-}
-
 template <mcoll_dtype D> int run_op(mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {
-    switch (op) {
-    case MCOLL_SUM: return run_if<D, MCOLL_SUM>(p, layer, stream);
-    case MCOLL_PROD: return run_if<D, MCOLL_PROD>(p, layer, stream);
-    case MCOLL_MIN: return run_if<D, MCOLL_MIN>(p, layer, stream);
-    case MCOLL_MAX: return run_if<D, MCOLL_MAX>(p, layer, stream);
-    case MCOLL_BAND: return run_if<D, MCOLL_BAND>(p, layer, stream);
-    case MCOLL_BOR: return run_if<D, MCOLL_BOR>(p, layer, stream);
-    case MCOLL_BXOR: return run_if<D, MCOLL_BXOR>(p, layer, stream);
-    case MCOLL_LAND: return run_if<D, MCOLL_LAND>(p, layer, stream);
-    case MCOLL_LOR: return run_if<D, MCOLL_LOR>(p, layer, stream);
-    case MCOLL_LXOR: return run_if<D, MCOLL_LXOR>(p, layer, stream);
-    case MCOLL_MINLOC: return run_if<D, MCOLL_MINLOC>(p, layer, stream);
-    case MCOLL_MAXLOC: return run_if<D, MCOLL_MAXLOC>(p, layer, stream);
-    default: return MCOLL_LAUNCH_UNSUPPORTED;
-    }
+    return visit_op<D>(op, (int)MCOLL_LAUNCH_UNSUPPORTED,
+                       [&](auto o) { return run<D, decltype(o)::value>(p, layer, stream); });
 }
 
 } // namespace mcoll

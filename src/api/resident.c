@@ -14,21 +14,18 @@ static int ready(mcoll_comm *comm)
     void *host = NULL;
     CUdeviceptr device = 0;
     if (r->ring) return 1;
-    if (r->unusable) return 0;
-    r->unusable = 1;
     if (mcoll_cu.cuMemHostAlloc(&host, sizeof(mcoll_ring), CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) !=
-        CUDA_SUCCESS)
-        return 0;
-    memset(host, 0, sizeof(mcoll_ring));
-    if (mcoll_cu.cuMemHostGetDevicePointer(&device, host, 0) != CUDA_SUCCESS ||
+            CUDA_SUCCESS ||
+        mcoll_cu.cuMemHostGetDevicePointer(&device, host, 0) != CUDA_SUCCESS ||
         mcoll_cu.cuStreamCreate(&r->stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
-        CU_WARN(cuMemFreeHost(host));
+        if (host) CU_WARN(cuMemFreeHost(host));
+        r->unusable = 1;
         MCOLL_INFO("no resident kernel for this communicator: its ring or stream could not be made");
         return 0;
     }
+    memset(host, 0, sizeof(mcoll_ring));
     r->ring = host;
     r->ring_device = (mcoll_ring *)(uintptr_t)device;
-    r->unusable = 0;
     return 1;
 }
 
@@ -105,7 +102,7 @@ int mcoll_resident_run(mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result
     const int timed = mcoll_log_level >= MCOLL_LOG_TRACE;
     const double t0 = timed ? now_us() : 0;
     double t1;
-    if (!mcoll_settings_get()->resident || r->unusable || !mcoll_ll_supported(&comm->team->dev, call)) return 0;
+    if (!mcoll_settings_get()->resident || r->unusable) return 0;
     if (mcoll_comm_enter_context(comm) != MCOLL_SUCCESS || !ready(comm)) return 0;
     /* MPI's users may count on a call seeing what they enqueued on the legacy default stream
      * before it; the launched kernels, on the team's blocking stream, honour that by design. */

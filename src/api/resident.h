@@ -27,9 +27,9 @@ typedef struct mcoll_resident {
     unsigned said;               /* INFO lines already given (one per kind of event) */
 } mcoll_resident;
 
-/* Runs `call` in the resident kernel and waits for it: 1 when it took the call (*rc is the
- * result), 0 when the call must be launched as usual (resident kernel off, the call not for the
- * LL protocol, the legacy default stream or the team's stream still busy). */
+/* Runs `call`, an LL form from mcoll_comm_ll_form, in the resident kernel and waits for it: 1
+ * when it took the call (*rc is the result), 0 when the call must be launched as usual
+ * (resident kernel off, the legacy default stream or the team's stream still busy). */
 int mcoll_resident_run(struct mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result *rc);
 /* Tell a running kernel to end after its calls; returns at once. */
 void mcoll_resident_quiesce(struct mcoll_comm *comm);
