@@ -33,14 +33,6 @@
 
 using namespace mcoll;
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd() {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 
 static const int kGuard = 48;
 static const unsigned char kCanary = 0xA5, kPoison = 0xFF, kNeighbour = 0xEE;
