@@ -25,6 +25,15 @@
  *                 confirming a cached buffer classification costs per buffer
  *   stream query  cuStreamQuery of an idle stream, host clock
  *   legacy query  cuStreamQuery(CU_STREAM_LEGACY) with nothing queued, host clock
+ *   legacy event  cuEventRecord on CU_STREAM_LEGACY with nothing queued, then cuEventQuery until
+ *                 it reports done, host clock: the other way to learn that the legacy stream is idle
+ *   echo+read     as ring echo, but the kernel reads a 48-byte call after it sees the new word
+ *                 (three 16-byte loads issued together): a counter, then the call it announces
+ *   slot echo     as ring echo, but the kernel polls a 96-byte slot whose twelve 8-byte words each
+ *                 carry the sequence number (six 16-byte loads issued together by one thread)
+ *                 until every word has the new one
+ *   slot warp     as slot echo, but six lanes of one warp load 16 bytes each in one instruction
+ *                 (one coalesced request) and agree by a warp vote
  *
  * Each row: the median and the least of R repetitions of N calls, in microseconds per call.
  * Usage: mcoll-floors [-n N] [-r R] [-h]. Exit 0, 2 on bad usage, 77 without a GPU. */
@@ -53,6 +62,66 @@ __global__ void flag_kernel(volatile unsigned long long *flag, unsigned long lon
 {
     *flag = value;
     __threadfence_system();
+}
+
+/* Echo kernels: how the resident kernel can learn of a call. Each echoes every new sequence
+ * number into *out until it reads ~0 (host memory, all mapped). */
+enum echo_kind { ECHO_WORD, ECHO_READ, ECHO_SLOT, ECHO_SLOT_WARP };
+constexpr int kSlotWords = 12;
+
+__device__ __forceinline__ uint4 load_v4(const volatile unsigned long long *p)
+{
+    uint4 v;
+    asm volatile("ld.volatile.global.v4.u32 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p) : "memory");
+    return v;
+}
+
+/* in[0] is the counter, in[2..13] the slot: for ECHO_READ a call whose words all hold the
+ * counter's value, for ECHO_SLOT words that each carry it in their upper half. A value is echoed
+ * only once the slot's loads have returned it, so the round trip includes them. */
+__global__ void echo_any_kernel(volatile unsigned long long *in, volatile unsigned long long *out, echo_kind k)
+{
+    unsigned long long seen = 0;
+    if (k == ECHO_SLOT_WARP) {
+        const unsigned lane = threadIdx.x;
+        for (;;) {
+            const unsigned long long c = *in;
+            uint4 w = make_uint4(0, 0, 0, 0);
+            if (lane < kSlotWords / 2) w = load_v4(in + 2 + 2 * lane);
+            if (c == ~0ull) return;
+            const unsigned v = __shfl_sync(~0u, w.y, 0);
+            if (!__all_sync(~0u, lane >= kSlotWords / 2 || (w.y == v && w.w == v)) || v == seen) continue;
+            seen = v;
+            if (lane == 0) {
+                *out = v;
+                __threadfence_system();
+            }
+        }
+    }
+    for (;;) {
+        /* The counter and the slot are loaded together (one round trip), then looked at. */
+        unsigned long long v = *in;
+        uint4 w[kSlotWords / 2];
+        if (k == ECHO_SLOT)
+#pragma unroll
+            for (int i = 0; i < kSlotWords / 2; i++) w[i] = load_v4(in + 2 + 2 * i);
+        if (v == ~0ull) return;
+        if (k == ECHO_SLOT) {
+            v = w[0].y;
+            bool whole = true;
+#pragma unroll
+            for (int i = 0; i < kSlotWords / 2; i++) whole &= w[i].y == (unsigned)v && w[i].w == (unsigned)v;
+            if (!whole) continue;
+        } else if (k == ECHO_READ && v != seen) {
+            const uint4 a = load_v4(in + 2), b = load_v4(in + 6), c = load_v4(in + 10);
+            if (a.x != (unsigned)v || b.x != (unsigned)v || c.x != (unsigned)v) continue;
+        }
+        if (v == seen) continue;
+        seen = v;
+        *out = v;
+        __threadfence_system();
+    }
 }
 
 /* Echoes every new value of *in into *out until it reads ~0 (host memory, both mapped). */
@@ -196,10 +265,36 @@ static double time_echo(cudaStream_t s, int n, volatile unsigned long long *word
     return t;
 }
 
-enum query_kind { QUERY_POINTER, QUERY_STREAM, QUERY_LEGACY };
+/* Microseconds per round trip through echo_any_kernel, host clock. words: 2 + kSlotWords, mapped. */
+static double time_echo_any(cudaStream_t s, int n, echo_kind k, volatile unsigned long long *words,
+                            unsigned long long *dwords)
+{
+    const auto post = [&](unsigned long long v) {
+        for (int i = 0; i < kSlotWords; i++) /* the slot first */
+            words[2 + i] = k == ECHO_SLOT || k == ECHO_SLOT_WARP ? (v << 32 | (unsigned)i) : v;
+        words[0] = v;
+    };
+    for (int i = 0; i < 2 + kSlotWords; i++) words[i] = 0;
+    echo_any_kernel<<<1, k == ECHO_SLOT_WARP ? 32 : 1, 0, s>>>(dwords, dwords + 1, k);
+    post(1);
+    while (words[1] != 1) {
+    }
+    double t0 = now_us();
+    for (unsigned long long v = 2; v < (unsigned long long)n + 2; v++) {
+        post(v);
+        while (words[1] != v) {
+        }
+    }
+    double t = (now_us() - t0) / n;
+    words[0] = ~0ull;
+    CHECK(cudaStreamSynchronize(s));
+    return t;
+}
+
+enum query_kind { QUERY_POINTER, QUERY_STREAM, QUERY_LEGACY, QUERY_LEGACY_EVENT };
 
 /* Host microseconds per driver query. */
-static double time_queries(cudaStream_t s, int n, query_kind k, void *dev)
+static double time_queries(cudaStream_t s, int n, query_kind k, void *dev, CUevent ev)
 {
     CHECK(cudaStreamSynchronize(s));
     double t0 = now_us();
@@ -210,6 +305,11 @@ static double time_queries(cudaStream_t s, int n, query_kind k, void *dev)
         case QUERY_POINTER: rc = cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)dev); break;
         case QUERY_STREAM: rc = cuStreamQuery((CUstream)s); break;
         case QUERY_LEGACY: rc = cuStreamQuery(CU_STREAM_LEGACY); break;
+        case QUERY_LEGACY_EVENT:
+            rc = cuEventRecord(ev, CU_STREAM_LEGACY);
+            while (rc == CUDA_SUCCESS && (rc = cuEventQuery(ev)) == CUDA_ERROR_NOT_READY) {
+            }
+            break;
         }
         if (rc != CUDA_SUCCESS) {
             fprintf(stderr, "mcoll-floors: driver query %d failed (%d)\n", (int)k, (int)rc);
@@ -276,9 +376,10 @@ int main(int argc, char **argv)
     row rows[] = {{"launch", {}}, {"graph", {}}, {"launch+sync", {}}, {"launch+query", {}},
                   {"launch+flag", {}}, {"launch+write", {}}, {"host launch", {}}, {"host event", {}},
                   {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}, {"ring echo", {}},
-                  {"pointer attr", {}}, {"stream query", {}}, {"legacy query", {}}};
+                  {"pointer attr", {}}, {"stream query", {}}, {"legacy query", {}}, {"legacy event", {}},
+                  {"echo+read", {}}, {"slot echo", {}}, {"slot warp", {}}};
     unsigned long long *hwords, *dwords;
-    CHECK(cudaHostAlloc((void **)&hwords, 2 * sizeof *hwords, cudaHostAllocMapped));
+    CHECK(cudaHostAlloc((void **)&hwords, (2 + kSlotWords) * sizeof *hwords, cudaHostAllocMapped));
     CHECK(cudaHostGetDevicePointer((void **)&dwords, hwords, 0));
     const int nrows = sizeof rows / sizeof rows[0];
     cudaEvent_t marker;
@@ -297,9 +398,13 @@ int main(int argc, char **argv)
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyDeviceToHost),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice),
                        time_echo(s, n, hwords, dwords),
-                       time_queries(s, n, QUERY_POINTER, dbuf),
-                       time_queries(s, n, QUERY_STREAM, dbuf),
-                       time_queries(s, n, QUERY_LEGACY, dbuf)};
+                       time_queries(s, n, QUERY_POINTER, dbuf, (CUevent)marker),
+                       time_queries(s, n, QUERY_STREAM, dbuf, (CUevent)marker),
+                       time_queries(s, n, QUERY_LEGACY, dbuf, (CUevent)marker),
+                       time_queries(s, n, QUERY_LEGACY_EVENT, dbuf, (CUevent)marker),
+                       time_echo_any(s, n, ECHO_READ, hwords, dwords),
+                       time_echo_any(s, n, ECHO_SLOT, hwords, dwords),
+                       time_echo_any(s, n, ECHO_SLOT_WARP, hwords, dwords)};
         if (r >= 0)
             for (int k = 0; k < nrows; k++)
                 rows[k].per_call.push_back(t[k]);
