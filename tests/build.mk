@@ -107,6 +107,9 @@ $(B)/tests/contract/%: $(srcdir)/tests/contract/%.c $(CONTRACT_MODEL_OBJS) $(B)/
 
 # Stands in for the GPU tests' guard: the library looks its mcoll_guard_active up with dlsym.
 $(B)/tests/contract/mpi_team_alias: STATIC_LINK += -Wl,--export-dynamic
+# Launchers that record what would run instead of launching (no GPU here).
+$(B)/tests/contract/mpi_async: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_bcast \
+    -Wl,--wrap=mcoll_launch_reduce_scatter -Wl,--wrap=mcoll_launch_allgather
 
 $(B)/tests/gpu/%: $(srcdir)/tests/gpu/%.c $(GPU_COMMON) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)

@@ -37,6 +37,8 @@ mcoll_result mcoll_comm_create(MPI_Comm comm, const mcoll_config *config, mcoll_
 mcoll_result mcoll_comm_destroy(mcoll_comm *comm)
 {
     if (!comm) return MCOLL_ERR_INVALID_ARG;
+    /* Launches still queued for this team go first (async.h). */
+    mcoll_async_wait_lane(&comm->lane);
     /* Nobody may still read this rank's memory when it is unmapped. A team whose peer is gone
      * skips the barrier, which would never complete. */
     mcoll_resident_free(comm);

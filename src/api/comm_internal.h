@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include "mcoll.h"
+#include "async.h"
 #include "launch.h"
 #include "resident.h"
 #include "team.h"
@@ -23,9 +24,13 @@ struct mcoll_comm {
     mcoll_windows windows;       /* memory allocated or registered on it (src/mem/) */
     unsigned long long zero_copy_calls; /* collectives run on windows without staging (direct.c) */
     mcoll_resident resident;     /* the resident kernel of blocking calls through MPI (resident.h) */
+    mcoll_async_lane lane;       /* launches queued to the launcher thread (async.h) */
 };
 
-/* Enter the team's context before driver calls; MCOLL_ERR_ABORTED once a peer is gone. */
+/* Enter the team's context before driver calls; MCOLL_ERR_ABORTED once a peer is gone. Outside
+ * the launcher thread it first waits for the launches queued on the communicator (async.h):
+ * every launch, stream and resident-kernel use on the team passes here, so this is where the
+ * queue's order is kept. */
 mcoll_result mcoll_comm_enter_context(mcoll_comm *comm);
 /* The same before a launch: a resident kernel is told to end first, so launches keep their order. */
 mcoll_result mcoll_comm_enter(mcoll_comm *comm);
@@ -80,6 +85,11 @@ mcoll_result mcoll_comm_run_scan(mcoll_comm *comm, const void *sendbuf, void *re
                                  mcoll_op op, struct CUstream_st *stream);
 mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count,
                                    mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream);
+
+/* The context the calling thread launches on `comm` in: the team's, when the team made it
+ * current for a thread without one, else the caller's (whose streams the team made). A launch
+ * queued to the launcher thread (async.h) runs in the context its caller would have used. */
+CUcontext mcoll_comm_context(mcoll_comm *comm);
 
 /* The team's blocking stream: ordered after the legacy default stream, like MPI users expect. */
 struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm);

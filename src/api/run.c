@@ -17,11 +17,20 @@ static mcoll_access access_of(const mcoll_comm *comm)
 mcoll_result mcoll_comm_enter_context(mcoll_comm *comm)
 {
     CUcontext current = NULL;
+    mcoll_async_wait_lane(&comm->lane);
     if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
     if (comm->team->made_current &&
         (mcoll_cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != comm->team->context))
         CU_RETURN(cuCtxSetCurrent(comm->team->context));
     return MCOLL_SUCCESS;
+}
+
+CUcontext mcoll_comm_context(mcoll_comm *comm)
+{
+    CUcontext current = NULL;
+    if (comm->team->made_current || mcoll_cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
+        return comm->team->context;
+    return current;
 }
 
 mcoll_result mcoll_comm_enter(mcoll_comm *comm)

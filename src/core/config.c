@@ -57,6 +57,8 @@ static const setting settings_table[] = {
      "1: blocking calls through MPI that take the low-latency protocol run in a kernel that stays resident between calls (no launch per call); 0: a launch per call"},
     {"MCOLL_RESIDENT_IDLE_US", "100", KIND_INT, FIELD(resident_idle_us), 1, 1000000,
      "microseconds without a call after which the resident kernel ends (the application's own device synchronizations wait at most this long for it)"},
+    {"MCOLL_ASYNC_START", "1", KIND_BOOL, FIELD(async_start), 0, 0,
+     "1: nonblocking and persistent calls on the GPU engines queue their kernel launch to a launcher thread (which sleeps when idle) and return; 0: they launch in the calling thread"},
     {"MCOLL_MIN_RANKS", "2", KIND_INT, FIELD(min_ranks), 1, 1024,
      "smallest communicator the GPU engines take (smaller ones are staged)"},
     {"MCOLL_TIMEOUT", "0", KIND_INT, FIELD(timeout_s), 0, 86400,

@@ -1,8 +1,10 @@
 /* The steps of one operation on the engine or the staged path (see operation.h). */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "operation.h"
 #include "checks.h"
+#include "config.h"
 #include "comm_internal.h"
 #include "engine.h"
 #include "stage.h"
@@ -72,29 +74,88 @@ static int root_scratch(mcoll_nbop *op, mcoll_call *e, mcoll_stage **st)
     return MPI_SUCCESS;
 }
 
-/* The engine path: like the blocking one (engine.h) without its wait. */
-static int launch_engine(mcoll_nbop *op)
+/* The engine hook with the launch only (engine.h), then an event after it. */
+static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
 {
-    mcoll_call e = op->call;
-    mcoll_stage *st = NULL;
     mcoll_result rc;
-    int err = root_scratch(op, &e, &st);
-
-    if (err != MPI_SUCCESS) {
-        mcoll_stage_end(st);
-        return err;
-    }
     mcoll_engine_launch_only(1);
-    rc = e.coll->engine(&e, &op->d);
+    rc = e->coll->engine(e, &op->d);
     mcoll_engine_launch_only(0);
     if (rc == MCOLL_SUCCESS) {
-        op->engine = e.cs->engine;
+        op->engine = e->cs->engine;
         /* Without an event the call cannot be waited for later: wait now, then report. */
         if (mark(op, (CUstream)mcoll_comm_stream(op->engine))) {
             mcoll_comm_sync(op->engine);
             rc = MCOLL_ERR_CUDA;
         }
     }
+    return rc;
+}
+
+/* The launcher thread's part of a queued start (async.h): what the caller would have done after
+ * deciding, in the caller's context. A failure is the request's error, found by its next test. */
+static void run_queued(mcoll_async_job *job)
+{
+    mcoll_nbop *op = (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job));
+    mcoll_call e = op->call;
+    mcoll_result rc;
+    mcoll_ctx_enter(op->launch_ctx); /* left current: the next job most likely wants it too */
+    rc = launch_kernel(op, &e);
+    if (rc != MCOLL_SUCCESS) {
+        MCOLL_WARN("%s: GPU engine failed in the launcher thread (%s); the request completes with MPI_ERR_OTHER",
+                   op->nb->name, mcoll_strerror(rc));
+        op->error = MPI_ERR_OTHER;
+    }
+    atomic_store_explicit(&op->queued, 0, memory_order_release);
+}
+
+/* In a forked child: the parent's thread launches this one, the child never will. */
+static void abandon_queued(mcoll_async_job *job)
+{
+    mcoll_nbop *op = (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job));
+    op->error = MPI_ERR_OTHER;
+    atomic_store_explicit(&op->queued, 0, memory_order_release);
+}
+
+/* Queue the launch to the launcher thread (MCOLL_ASYNC_START): MPI_SUCCESS when queued,
+ * MCOLL_NB_DECLINED when the communicator has no engine, -1 to launch here instead (the
+ * setting is off, a root's host buffer goes through scratch memory, whose copy-in the caller's
+ * stage keeps open until the launch, or no thread could be started). The engine is built, where
+ * this is its first call, here: team creation is collective and belongs to the caller. */
+static int queue_engine(mcoll_nbop *op)
+{
+    mcoll_call probe = op->call;
+    mcoll_comm *engine;
+    if (!mcoll_settings_get()->async_start || mcoll_engine_host_role(&probe)) return -1;
+    if (!(engine = mcoll_engine_of(op->call.cs))) return MCOLL_NB_DECLINED;
+    op->engine = engine;
+    op->launch_ctx = mcoll_comm_context(engine);
+    op->ncopies = 0;
+    op->error = MPI_SUCCESS;
+    op->state = MCOLL_NB_QUEUED;
+    op->job.lane = &engine->lane;
+    op->job.run = run_queued;
+    op->job.abandon = abandon_queued;
+    atomic_store_explicit(&op->queued, 1, memory_order_relaxed);
+    if (mcoll_async_submit(&op->job) == 0) return MPI_SUCCESS;
+    atomic_store_explicit(&op->queued, 0, memory_order_relaxed);
+    return -1;
+}
+
+/* The engine path: like the blocking one (engine.h) without its wait. */
+static int launch_engine(mcoll_nbop *op)
+{
+    mcoll_call e = op->call;
+    mcoll_stage *st = NULL;
+    mcoll_result rc;
+    int err = queue_engine(op);
+
+    if (err != -1) return err;
+    if ((err = root_scratch(op, &e, &st)) != MPI_SUCCESS) {
+        mcoll_stage_end(st);
+        return err;
+    }
+    rc = launch_kernel(op, &e);
     mcoll_stage_end(st);
     if (rc == MCOLL_ERR_UNSUPPORTED) return MCOLL_NB_DECLINED;
     if (rc != MCOLL_SUCCESS) {
@@ -248,6 +309,15 @@ int mcoll_nbop_advance(mcoll_nbop *op)
 {
     int flag = 0, rc;
     switch (op->state) {
+    case MCOLL_NB_QUEUED:
+        if (atomic_load_explicit(&op->queued, memory_order_acquire)) return 0;
+        if (op->error != MPI_SUCCESS) {
+            op->engine = NULL;
+            op->state = MCOLL_NB_DONE;
+            break;
+        }
+        op->state = MCOLL_NB_KERNEL;
+        /* fall through */
     case MCOLL_NB_KERNEL:
         if (!event_passed(op)) return 0;
         if (op->error == MPI_SUCCESS && mcoll_watch_aborted(&op->engine->team->watch)) {

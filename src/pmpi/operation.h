@@ -4,13 +4,16 @@
 #ifndef MCOLL_OPERATION_H
 #define MCOLL_OPERATION_H
 
+#include <stdatomic.h>
 #include <cuda.h>
+#include "async.h"
 #include "request.h"
 #include "pool.h"
 #include "mcoll.h"
 
 typedef enum {
     MCOLL_NB_IDLE,      /* persistent, not started */
+    MCOLL_NB_QUEUED,    /* engine: launch queued to the launcher thread (async.h) */
     MCOLL_NB_KERNEL,    /* engine: kernel queued, event recorded after it */
     MCOLL_NB_MPI,       /* staged: the MPI's request on the host copies in flight */
     MCOLL_NB_COPY_OUT,  /* results being copied to the user's buffers, event recorded after */
@@ -46,6 +49,12 @@ struct mcoll_nbop {
     int ncopies;
     mcoll_block *host;          /* staged: host copies of the staged buffers */
     mcoll_block *scratch;       /* engine: device memory for a host receive buffer */
+    /* QUEUED: the launcher thread's job, and 1 until it has run; the thread writes engine,
+     * ctx, event and error before setting it to 0 (release), the advancing thread reads them
+     * after (acquire). */
+    mcoll_async_job job;
+    atomic_int queued;
+    CUcontext launch_ctx;       /* the context the caller would have launched in */
     /* Lifetime (request.c). */
     int active;                 /* started; its generalized request not yet freed */
     int completed;              /* MPI_Grequest_complete called for the current start */
@@ -55,7 +64,8 @@ struct mcoll_nbop {
     struct mcoll_nbop *chain[2];    /* hash chains: by generalized request, by persistent handle */
 };
 
-/* Start the current run of op (operation.c): queue the kernel (engine) or copy the inputs to
+/* Start the current run of op (operation.c): queue the kernel (engine; with MCOLL_ASYNC_START,
+ * through the launcher thread, whose failure then completes the request with an error) or copy the inputs to
  * host memory and make the MPI's nonblocking call (staged). MPI_SUCCESS with op->state set (a
  * failed copy leaves op->error set and the MPI call made, so the peers are not left waiting);
  * MCOLL_NB_DECLINED when the communicator has no engine (nothing done: decide again without

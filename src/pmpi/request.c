@@ -378,7 +378,7 @@ static void drain(int (*busy)(const mcoll_nbop *op, const void *arg), const void
 
 static int uses_engine(const mcoll_nbop *op, const void *engine)
 {
-    return op->state == MCOLL_NB_KERNEL && op->engine == (const mcoll_comm *)engine;
+    return (op->state == MCOLL_NB_QUEUED || op->state == MCOLL_NB_KERNEL) && op->engine == (const mcoll_comm *)engine;
 }
 
 static int any(const mcoll_nbop *op, const void *arg)
@@ -392,7 +392,7 @@ void mcoll_requests_comm_freed(mcoll_comm_state *cs)
 {
     mcoll_nbop *op;
     int b;
-    if (!atomic_load(&live)) return;
+    if (!mcoll_requests_live()) return;
     enter();
     for (b = 0; b < BUCKETS; b++)
         for (op = table[BY_HANDLE][b]; op; op = op->chain[BY_HANDLE])
@@ -405,8 +405,10 @@ void mcoll_requests_finalize(void)
 {
     mcoll_nbop *op, *next;
     int b;
-    /* Operations whose requests were freed, or never waited for, finish here. */
+    /* Operations whose requests were freed, or never waited for, finish here; their launches
+     * have then all run, and the launcher thread ends before the engines go. */
     drain(any, NULL);
+    mcoll_async_shutdown();
     enter();
     for (b = 0; b < BUCKETS; b++) {
         for (op = table[BY_HANDLE][b]; op; op = next) {

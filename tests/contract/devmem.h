@@ -98,6 +98,26 @@ static void devmem_start(int rank, CUdevice *dev)
     cu->cuCtxSetCurrent(devmem_ctx);
 }
 
+/* MPI_Init with the model installed first, this rank's device current, and MPI_COMM_WORLD
+ * returning errors (Open MPI raises those of generalized requests there). */
+static inline void devmem_mpi_init(int *argc, char ***argv, int *rank, int *size, CUdevice *dev)
+{
+    devmem_install();
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    devmem_start(*rank, dev);
+}
+
+/* An MPI return code's error class. */
+static inline int error_class(int rc)
+{
+    int c = rc;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &c);
+    return c;
+}
+
 /* Count and print the driver contract's violations so far, then forget the call log (fault
  * rules too, so those of the environment are set again). */
 static int devmem_violations;

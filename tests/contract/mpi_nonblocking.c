@@ -22,9 +22,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <mpi.h>
-#if MCOLL_PCOLL == 2
-#include <mpi-ext.h>
-#endif
+#include "common/pcoll.h"
 
 /* ct_check (common/colltest.h) calls the blocking functions; here they become nonblocking or
  * persistent calls completed as `mode` says. (MPI_Allreduce) in parentheses is the real one. */
@@ -42,12 +40,6 @@ static int nb_allgather(const void *, int, MPI_Datatype, void *, int, MPI_Dataty
 #define MPI_Allgather(...) nb_allgather(__VA_ARGS__)
 #include "contract/devmem.h"
 #include "contract/hostmem.h"
-
-#if MCOLL_PCOLL == 1
-#define INIT(name) MPI_##name##_init
-#elif MCOLL_PCOLL == 2
-#define INIT(name) MPIX_##name##_init
-#endif
 
 enum { BY_WAIT, BY_TEST, BY_PERSISTENT };
 static int mode;
@@ -516,13 +508,6 @@ static void check_persistent(int rank, int size)
 /* ---------------------------------------------------------------------------------------------
  * Bad input, and an operation that fails
  * ------------------------------------------------------------------------------------------- */
-static int error_class(int rc)
-{
-    int c = rc;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &c);
-    return c;
-}
-
 static void check_errors(int rank)
 {
     int *a = d_alloc(64 * sizeof(int)), *b = d_alloc(64 * sizeof(int)), host[64] = {0}, rc;

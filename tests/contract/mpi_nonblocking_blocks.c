@@ -10,9 +10,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <mpi.h>
-#if MCOLL_PCOLL == 2
-#include <mpi-ext.h>
-#endif
+#include "common/pcoll.h"
 
 /* The checks call the blocking functions; here they become nonblocking or persistent calls
  * completed as `mode` says. */
@@ -41,12 +39,6 @@ static int nb_exscan(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
 #include "contract/devmem.h"
 #include "contract/hostmem.h"
 #include "common/colltest_blocks.h"
-
-#if MCOLL_PCOLL == 1
-#define INIT(name) MPI_##name##_init
-#elif MCOLL_PCOLL == 2
-#define INIT(name) MPIX_##name##_init
-#endif
 
 enum { BY_WAIT, BY_TEST, BY_PERSISTENT };
 static int mode;
@@ -195,12 +187,7 @@ int main(int argc, char **argv)
     setenv("MCOLL_ENGINE", "staged", 0);
     setenv("MCOLL_CUDA_AWARE", "0", 1);
     setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
-    devmem_install();
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    devmem_start(rank, &dev);
+    devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
     ntypes = ct_types(types);
     ops = ct_ops(&nops, &op_names);
 

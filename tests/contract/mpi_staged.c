@@ -236,12 +236,7 @@ int main(int argc, char **argv)
     engines_on = strcmp(getenv("MCOLL_ENGINE"), "staged") != 0;
     setenv("MCOLL_CUDA_AWARE", "0", 1);
     setenv("MCOLL_STAGE_CHUNK", "64K", 1);
-    devmem_install();
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    devmem_start(rank, &dev);
+    devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
     ctx = devmem_ctx;
     ntypes = ct_types(types);
     ops = ct_ops(&nops, &op_names);

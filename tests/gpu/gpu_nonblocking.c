@@ -16,9 +16,7 @@
 #include <string.h>
 #include <cuda_runtime_api.h>
 #include <mpi.h>
-#if MCOLL_PCOLL == 2
-#include <mpi-ext.h>
-#endif
+#include "common/pcoll.h"
 #include "common/api.h"
 #include "common/devbuf.h"
 #include "common/harness.h"
@@ -28,12 +26,6 @@
 #include "common/report.h"
 #include "common/suite.h"
 #include "mcoll.h"
-
-#if MCOLL_PCOLL == 1
-#define INIT(name) MPI_##name##_init
-#elif MCOLL_PCOLL == 2
-#define INIT(name) MPIX_##name##_init
-#endif
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_REQUESTS 4096

@@ -18,7 +18,8 @@
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
-#   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same)
+#   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same;
+#              their engine launches go through the launcher thread, MCOLL_ASYNC_START=1 by default)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
 #              memory, the registration cache, zero-copy collectives, refusals)
@@ -57,7 +58,8 @@
 #   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
 #   overlap    the non-blocking OSU look-alikes (mcoll_osu_iallreduce, _ibcast, _iallgather,
 #              _ireduce_scatter) at NP 2, -d cuda, 1 KiB..16 MiB, -f, checked (-c): passes when every
-#              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90)
+#              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90),
+#              with the launches in the launcher thread (the default; MCOLL_ASYNC_START=0 for before)
 #   initcheck  compute-sanitizer --tool initcheck on gpu_mpi -q with MCOLL_ENGINE=staged at NP 2
 #              (the staged path's copies must read no uninitialized device memory)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built

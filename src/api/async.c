@@ -1,0 +1,173 @@
+/* The launcher thread (see async.h). One mutex guards the queue, the thread's state and the
+ * lanes' counts (which are also read without it, as a fast test); `wake` is what the sleeping
+ * thread waits on, `idle` what callers waiting for a lane wait on. */
+#define _POSIX_C_SOURCE 200809L /* pthread_sigmask under -std=c11 */
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include "async.h"
+#include "log.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static pthread_t thread;
+static int running;                   /* the thread exists */
+static int stopping;                  /* asked to end once the queue is empty */
+static int asleep;                    /* the thread waits on `wake` */
+static int waiters;                   /* callers waiting on `idle` */
+static mcoll_async_job *head, *tail;  /* queued, oldest first */
+static mcoll_async_job *current;      /* the job the thread runs now */
+static unsigned long sleeps, signals;
+static _Thread_local int is_launcher;
+
+static void *launcher(void *arg)
+{
+    mcoll_async_job *job;
+    (void)arg;
+    is_launcher = 1;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (!head && !stopping) {
+            asleep = 1;
+            sleeps++;
+            pthread_cond_wait(&wake, &lock);
+            asleep = 0;
+        }
+        if (!head) break;
+        job = head;
+        head = job->next;
+        if (!head) tail = NULL;
+        current = job;
+        pthread_mutex_unlock(&lock);
+        job->run(job); /* driver calls: without the lock */
+        pthread_mutex_lock(&lock);
+        current = NULL;
+        /* After the run: a caller waiting for the lane may launch behind this job now. */
+        atomic_fetch_sub(&job->lane->queued, 1);
+        if (waiters) pthread_cond_broadcast(&idle);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Fork: the child keeps the lock's state consistent (held across fork), has no thread, and
+ * abandons what the parent's thread was to run.
+ * ------------------------------------------------------------------------------------------- */
+static void before_fork(void) { pthread_mutex_lock(&lock); }
+
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+
+static void drop_job(mcoll_async_job *job)
+{
+    atomic_fetch_sub(&job->lane->queued, 1);
+    if (job->abandon) job->abandon(job);
+}
+
+static void after_fork_child(void)
+{
+    mcoll_async_job *job = head, *next;
+    if (current) drop_job(current);
+    for (; job; job = next) {
+        next = job->next;
+        drop_job(job);
+    }
+    head = tail = current = NULL;
+    running = stopping = asleep = waiters = 0;
+    pthread_cond_init(&wake, NULL);
+    pthread_cond_init(&idle, NULL);
+    pthread_mutex_unlock(&lock);
+}
+
+static void register_fork(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
+
+/* With the lock held. The thread takes no signals: they stay with the application's threads. */
+static int start_thread(void)
+{
+    sigset_t all, old;
+    int rc;
+    pthread_once(&fork_once, register_fork);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = pthread_create(&thread, NULL, launcher, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        MCOLL_WARN("cannot start the launcher thread (error %d): nonblocking calls launch in the caller", rc);
+        return -1;
+    }
+    running = 1;
+    return 0;
+}
+
+int mcoll_async_submit(mcoll_async_job *job)
+{
+    int signal_it;
+    pthread_mutex_lock(&lock);
+    if (!running && start_thread() != 0) {
+        pthread_mutex_unlock(&lock);
+        return -1;
+    }
+    job->next = NULL;
+    if (tail) tail->next = job;
+    else head = job;
+    tail = job;
+    atomic_fetch_add(&job->lane->queued, 1);
+    /* A busy thread finds the job when it looks at the queue again: no system call. */
+    signal_it = asleep;
+    if (signal_it) {
+        asleep = 0;
+        signals++;
+    }
+    pthread_mutex_unlock(&lock);
+    if (signal_it) pthread_cond_signal(&wake);
+    return 0;
+}
+
+void mcoll_async_wait_lane(mcoll_async_lane *lane)
+{
+    if (!atomic_load(&lane->queued) || is_launcher) return;
+    pthread_mutex_lock(&lock);
+    waiters++;
+    while (atomic_load(&lane->queued)) pthread_cond_wait(&idle, &lock);
+    waiters--;
+    pthread_mutex_unlock(&lock);
+}
+
+void mcoll_async_shutdown(void)
+{
+    pthread_t t;
+    pthread_mutex_lock(&lock);
+    if (!running || is_launcher) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    stopping = 1;
+    t = thread;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+    pthread_join(t, NULL);
+    pthread_mutex_lock(&lock);
+    running = stopping = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+int mcoll_async_in_launcher(void) { return is_launcher; }
+
+int mcoll_async_running(void)
+{
+    int r;
+    pthread_mutex_lock(&lock);
+    r = running;
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+void mcoll_async_counts(unsigned long *s, unsigned long *g)
+{
+    pthread_mutex_lock(&lock);
+    *s = sleeps;
+    *g = signals;
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,57 @@
+/* The launcher thread: launches queued on behalf of nonblocking and persistent calls.
+ *
+ * A nonblocking call has decided what to run by the time it would launch; the launch itself
+ * (several microseconds of driver work on the host) need not happen before the call returns.
+ * So such calls hand a prepared job to one thread per process, which runs the jobs in the order
+ * they were queued and sleeps on a condition variable when there are none (no thread polls).
+ * Queuing a job signals the thread only when it may be asleep, so while it is busy a call costs
+ * a lock and no system call.
+ *
+ * Order. Each native communicator has a lane: the count of its jobs queued or running. Every
+ * other launch on the communicator's team (blocking calls, native calls, the resident kernel,
+ * teardown) passes mcoll_comm_enter_context (run.c), which first waits until that count is 0
+ * (mcoll_async_wait_lane), so the team's stream sees its work in the order it was issued. The
+ * launcher thread itself does not wait there: its own jobs are that order.
+ *
+ * Fork: the child has no launcher thread, and the parent's queue must not run twice; in the
+ * child every job still queued (or running in the parent's thread) is abandoned (its `abandon`
+ * callback tells its owner) and the lanes are emptied. */
+#ifndef MCOLL_ASYNC_H
+#define MCOLL_ASYNC_H
+
+#include <stdatomic.h>
+
+/* One communicator's jobs queued or running (zero-initialised: empty). */
+typedef struct {
+    atomic_int queued;
+} mcoll_async_lane;
+
+typedef struct mcoll_async_job mcoll_async_job;
+struct mcoll_async_job {
+    mcoll_async_lane *lane;
+    void (*run)(mcoll_async_job *job);     /* in the launcher thread */
+    void (*abandon)(mcoll_async_job *job); /* in a forked child, for a job it will never run */
+    mcoll_async_job *next;                 /* the queue's */
+};
+
+/* Queue `job` (lane, run and abandon set) behind every job queued before it. 0, or -1 when no
+ * launcher thread can be started (nothing queued: the caller runs the job itself). */
+int mcoll_async_submit(mcoll_async_job *job);
+
+/* Wait until `lane` has nothing queued or running; at once in the launcher thread. */
+void mcoll_async_wait_lane(mcoll_async_lane *lane);
+
+/* Run every job queued, then end and join the launcher thread (a later submit starts a new
+ * one). For MPI_Finalize, once no more jobs can come. */
+void mcoll_async_shutdown(void);
+
+/* 1 in the launcher thread. */
+int mcoll_async_in_launcher(void);
+
+/* Whether a launcher thread is running now, and how often the thread fell asleep and was
+ * woken since the process started (tests: that an idle thread sleeps, that a busy one is not
+ * signalled). */
+int mcoll_async_running(void);
+void mcoll_async_counts(unsigned long *sleeps, unsigned long *signals);
+
+#endif /* MCOLL_ASYNC_H */
