@@ -58,8 +58,9 @@
 #   synccheck  compute-sanitizer --tool synccheck on gpu_native -q and gpu_mpi -q at NP 2
 #   overlap    the non-blocking OSU look-alikes (mcoll_osu_iallreduce, _ibcast, _iallgather,
 #              _ireduce_scatter) at NP 2, -d cuda, 1 KiB..16 MiB, -f, checked (-c): passes when every
-#              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90),
-#              with the launches in the launcher thread (the default; MCOLL_ASYNC_START=0 for before)
+#              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90).
+#              Launches go to the launcher thread (the default); rows overlap-sync run the same
+#              with MCOLL_ASYNC_START=0 (launches in the calling thread), the same run's baseline
 #   initcheck  compute-sanitizer --tool initcheck on gpu_mpi -q with MCOLL_ENGINE=staged at NP 2
 #              (the staged path's copies must read no uninitialized device memory)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
@@ -291,7 +292,7 @@ key_of() { # step log
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
         floors) awk '/^launch / { l = $2 } /^graph / { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
                      END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s", l, g, s, f }' "$2" ;;
-        overlap) # rows (-f -c): size overall compute init test wait pure min max overlap validation
+        overlap|overlap-sync) # rows (-f -c): size overall compute init test wait pure min max overlap validation
             awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
                  /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $10 < min) min = $10; if ($11 == "Fail") bad++ }
                  END { if (n) printf "%s: least overlap %.1f%% over %d sizes >= 64 KiB (target 90)%s", name, min, n, bad ? "; " bad " failed validation" : ""
@@ -546,6 +547,7 @@ mpi_cmd() {
     if [ -n "${MCOLL_DOMAIN_SIZE-}" ]; then MPI+=(-x "MCOLL_DOMAIN_SIZE=$MCOLL_DOMAIN_SIZE"); fi
     if [ -n "${MCOLL_LL_MAX-}" ]; then MPI+=(-x "MCOLL_LL_MAX=$MCOLL_LL_MAX"); fi
     if [ -n "${MCOLL_RESIDENT_IDLE_US-}" ]; then MPI+=(-x "MCOLL_RESIDENT_IDLE_US=$MCOLL_RESIDENT_IDLE_US"); fi
+    if [ -n "${MCOLL_ASYNC_START-}" ]; then MPI+=(-x "MCOLL_ASYNC_START=$MCOLL_ASYNC_START"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -883,9 +885,15 @@ if selected overlap; then
         prog=$BUILD/bin/mcoll_osu_$p
         gpu_ready overlap "$(ranks_gpus "$np")" "$(mps_col "$np")" "$prog" || continue
         mps=$(mps_col "$np")
-        mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
-        run_step overlap "$(ranks_gpus "$np")" "$mps" "$OUT/overlap-$p-np$np.log" "${MPI[@]}" "$prog" \
-            -d cuda -m 1K:16M -i 50 -x 5 -f -c
+        # Launches handed to the launcher thread (the default), then made in the calling thread
+        # (MCOLL_ASYNC_START=0): the same run's baseline.
+        for start in 1 0; do
+            step=overlap
+            [ "$start" = 0 ] && step=overlap-sync
+            MCOLL_ASYNC_START=$start mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+            run_step $step "$(ranks_gpus "$np")" "$mps" "$OUT/$step-$p-np$np.log" "${MPI[@]}" "$prog" \
+                -d cuda -m 1K:16M -i 50 -x 5 -f -c
+        done
     done
 fi
 
