@@ -18,6 +18,7 @@ static int stopping;                  /* asked to end once the queue is empty */
 static int asleep;                    /* the thread waits on `wake` */
 static int waiters;                   /* callers waiting on `idle` */
 static mcoll_async_job *head, *tail;  /* queued, oldest first */
+static atomic_int nqueued;            /* jobs in that queue: a test without the lock */
 static mcoll_async_job *current;      /* the job the thread runs now */
 static unsigned long sleeps, signals;
 static _Thread_local int is_launcher;
@@ -29,7 +30,8 @@ static void *launcher(void *arg)
     is_launcher = 1;
     pthread_mutex_lock(&lock);
     for (;;) {
-        while (!head && !stopping) {
+        /* While a caller runs jobs (mcoll_async_help) the thread waits: one runner at a time. */
+        while (current || (!head && !stopping)) {
             asleep = 1;
             sleeps++;
             pthread_cond_wait(&wake, &lock);
@@ -37,6 +39,7 @@ static void *launcher(void *arg)
         }
         if (!head) break;
         job = head;
+        atomic_fetch_sub(&nqueued, 1);
         head = job->next;
         if (!head) tail = NULL;
         current = job;
@@ -75,6 +78,7 @@ static void after_fork_child(void)
         drop_job(job);
     }
     head = tail = current = NULL;
+    atomic_store(&nqueued, 0);
     running = stopping = asleep = waiters = 0;
     pthread_cond_init(&wake, NULL);
     pthread_cond_init(&idle, NULL);
@@ -113,6 +117,7 @@ int mcoll_async_submit(mcoll_async_job *job)
     if (tail) tail->next = job;
     else head = job;
     tail = job;
+    atomic_fetch_add(&nqueued, 1);
     atomic_fetch_add(&job->lane->queued, 1);
     /* A busy thread finds the job when it looks at the queue again: no system call. */
     signal_it = asleep;
@@ -125,9 +130,52 @@ int mcoll_async_submit(mcoll_async_job *job)
     return 0;
 }
 
+/* With the lock held: whether a job of `lane` is still in the queue (NULL: any job). */
+static int lane_in_queue(const mcoll_async_lane *lane)
+{
+    for (const mcoll_async_job *job = head; job; job = job->next)
+        if (!lane || job->lane == lane) return 1;
+    return 0;
+}
+
+void mcoll_async_help(mcoll_async_lane *lane)
+{
+    mcoll_async_job *job;
+    if (is_launcher || !atomic_load(&nqueued)) return;
+    pthread_mutex_lock(&lock);
+    for (;;) {
+        while (current && lane_in_queue(lane)) { /* the thread runs an earlier job: after it */
+            waiters++;
+            pthread_cond_wait(&idle, &lock);
+            waiters--;
+        }
+        if (!lane_in_queue(lane)) break;
+        job = head;
+        atomic_fetch_sub(&nqueued, 1);
+        head = job->next;
+        if (!head) tail = NULL;
+        current = job;
+        pthread_mutex_unlock(&lock);
+        job->run(job);
+        pthread_mutex_lock(&lock);
+        current = NULL;
+        atomic_fetch_sub(&job->lane->queued, 1);
+        if (waiters) pthread_cond_broadcast(&idle);
+    }
+    /* A thread asked to end waited for this runner; jobs queued meanwhile by other threads
+     * signalled a thread that then waited for it too. */
+    if (asleep && (head || stopping)) {
+        asleep = 0;
+        pthread_cond_signal(&wake);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 void mcoll_async_wait_lane(mcoll_async_lane *lane)
 {
     if (!atomic_load(&lane->queued) || is_launcher) return;
+    mcoll_async_help(lane);
+    if (!atomic_load(&lane->queued)) return;
     pthread_mutex_lock(&lock);
     waiters++;
     while (atomic_load(&lane->queued)) pthread_cond_wait(&idle, &lock);

@@ -38,7 +38,14 @@ struct mcoll_async_job {
  * launcher thread can be started (nothing queued: the caller runs the job itself). */
 int mcoll_async_submit(mcoll_async_job *job);
 
-/* Wait until `lane` has nothing queued or running; at once in the launcher thread. */
+/* Run queued jobs in the calling thread, in order (after the job the thread is running, if
+ * any), until none of `lane` (NULL: none at all) is left in the queue: for a caller about to
+ * block on them anyway, waiting for the sleeping thread to wake (several microseconds) only
+ * delays it. Does nothing in the launcher thread. */
+void mcoll_async_help(mcoll_async_lane *lane);
+
+/* Wait until `lane` has nothing queued or running, running queued jobs here
+ * (mcoll_async_help); at once in the launcher thread. */
 void mcoll_async_wait_lane(mcoll_async_lane *lane);
 
 /* Run every job queued, then end and join the launcher thread (a later submit starts a new

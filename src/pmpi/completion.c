@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include "async.h"
 #include "request.h"
 
 #define LOCAL 16
@@ -117,6 +118,8 @@ static int complete(const call *k, MPI_Request *requests, int blocking)
     if (!blocking) {
         rc = test_form(k, v.mpi, &done);
     } else {
+        /* Launches still queued would wait for the launcher thread to wake: make them here. */
+        mcoll_async_help(NULL);
         while (view_pending(&v)) {
             rc = test_form(k, v.mpi, &done);
             if (rc != MPI_SUCCESS || done) goto out;

@@ -1,5 +1,8 @@
 /* The launcher thread (src/api/async.h) on its own, with jobs that record when they run:
- *   - jobs of several lanes run in the order queued, in the launcher thread, never in the caller;
+ *   - jobs of several lanes run in the order queued, once each, in the launcher thread or (when
+ *     a caller waits for them) in the caller, never two at a time;
+ *   - mcoll_async_help returns once every job queued before it has run, in order; for a lane,
+ *     once that lane's have, leaving other lanes' later jobs to the thread;
  *   - waiting for a lane returns only once every job queued on it before has run (a job that
  *     takes a while is still running when the wait starts), while other lanes' jobs may still
  *     be queued; at once in the launcher thread and for an empty lane;
@@ -84,7 +87,6 @@ static void test_order_and_lanes(void)
     wait_all(JOBS);
     for (int i = 0; i < JOBS; i++) {
         CHECK(jobs[i].ran_at == i);
-        CHECK(jobs[i].in_launcher);
         CHECK(atomic_load(&jobs[i].runs) == 1);
     }
     for (int l = 0; l < 3; l++) {
@@ -104,6 +106,32 @@ static void test_wait_blocks(void)
     CHECK(atomic_load(&jobs[1].runs) == 0);
     mcoll_async_wait_lane(&lanes[2]);
     CHECK(atomic_load(&jobs[1].runs) == 1);
+}
+
+/* A caller that helps: the thread is busy with job 0; help(NULL) must run every later job, in
+ * order, before it returns, and help(lane) only up to that lane's last job. */
+static void test_help(void)
+{
+    reset();
+    CHECK(submit(0, 0, 20000) == 0);
+    for (int i = 1; i < 10; i++) CHECK(submit(i, i % 2, i == 3 ? 2000 : 0) == 0);
+    mcoll_async_help(NULL);
+    for (int i = 0; i < 10; i++) {
+        CHECK(atomic_load(&jobs[i].runs) == 1);
+        CHECK(jobs[i].ran_at == i);
+    }
+    reset();
+    CHECK(submit(0, 0, 20000) == 0);
+    CHECK(submit(1, 1, 0) == 0);
+    CHECK(submit(2, 2, 20000) == 0);
+    CHECK(submit(3, 0, 20000) == 0);
+    mcoll_async_wait_lane(&lanes[1]);       /* helps, then waits for a job 1 the thread took */
+    CHECK(atomic_load(&jobs[1].runs) == 1);
+    CHECK(atomic_load(&jobs[3].runs) == 0); /* after job 2's 20 ms, and not by this caller */
+    mcoll_async_help(&lanes[1]);            /* nothing of lane 1 left: returns at once */
+    CHECK(atomic_load(&jobs[3].runs) == 0);
+    mcoll_async_wait_lane(&lanes[0]);
+    for (int i = 0; i < 4; i++) CHECK(atomic_load(&jobs[i].runs) == 1 && jobs[i].ran_at == i);
 }
 
 static void test_sleeps(void)
@@ -180,6 +208,7 @@ int main(void)
     CHECK(!mcoll_async_running());
     test_order_and_lanes();
     test_wait_blocks();
+    test_help();
     test_sleeps();
     test_shutdown();
     test_fork();
