@@ -215,8 +215,8 @@ int mcoll_launch_scan(const mcoll_dev_team *team, mcoll_access access, const voi
  * layer only. Per block: a barrier (every rank's buffers are ready), the transfer, a barrier
  * (no rank touches another's buffers after its kernel ends). The host guarantees what the
  * kernels need: every rank decides alike to call these; buffers read with 16-byte loads
- * (allreduce's and reduce_scatter's send buffers) are 16-byte aligned on every rank and mapped
- * up to their size rounded up to 16; reduce_scatter's recvcount * element size is a multiple
+ * (allreduce's and reduce_scatter's send buffers; not reduce's) are 16-byte aligned on every
+ * rank and mapped up to their size rounded up to 16; reduce_scatter's recvcount * element size is a multiple
  * of 16 and its recvbuf does not overlap its sendbuf. Other buffers: any alignment. */
 
 /* Rank r reduces slice r of every sendbuf and stores it into every recvbuf (in place allowed). */
