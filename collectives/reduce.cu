@@ -18,7 +18,8 @@ int mcoll_launch_reduce(const mcoll_dev_team *team, mcoll_access access, const v
 int mcoll_launch_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t count,
                                mcoll_dtype dtype, mcoll_op op, int root, int in_place, size_t root_recv_at,
                                void *stream) {
-    if (!send || !mcoll::reduce_supported(dtype, op) || root < 0 || root >= send->size)
+    /* One rank has nothing to reduce from peers: the staged path copies its input. */
+    if (!send || !mcoll::reduce_supported(dtype, op) || root < 0 || root >= send->size || send->size < 2)
         return MCOLL_LAUNCH_UNSUPPORTED;
     if (count == 0) return MCOLL_LAUNCH_OK;
     if (root_recv_at != (size_t)-1 && root_recv_at >= ((uint64_t)1 << 62)) return MCOLL_LAUNCH_UNSUPPORTED;

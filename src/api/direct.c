@@ -67,7 +67,7 @@ int mcoll_direct_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, si
      * window on every rank, so this test reads alike everywhere without recvbuf, which MPI lets
      * the others leave NULL. Root tells the others in the kernel whether it is in place and
      * where its recvbuf lies in that window (outside it, root reduces everything itself). */
-    const mcoll_window *w = possible(comm) ? window_view(comm, sendbuf, bytes, 0, &send) : NULL;
+    const mcoll_window *w = possible(comm) && t->size > 1 ? window_view(comm, sendbuf, bytes, 0, &send) : NULL;
     size_t at = (size_t)-1;
     if (!w) return 0;
     recv = t->dev;
