@@ -37,6 +37,13 @@ struct Unicast {
      * result (MPI's advice for reductions); order-free ops start at this rank to spread reads. */
     template <class K>
     static __device__ __forceinline__ uint4 ld_reduce(const mcoll_dev_team &t, size_t off) {
+        return reduce_packs<K>(t, [&](int p) { return ld_global_v4((const char *)t.peer_data[p] + off); });
+    }
+
+    /* The same over packs that load(p) reads from rank p wherever they lie (zero-copy reduce:
+     * users' buffers at any alignment, root's input where root says). */
+    template <class K, class Load>
+    static __device__ __forceinline__ uint4 reduce_packs(const mcoll_dev_team &t, Load load) {
         const int n = t.size;
         const int first = K::order_free ? t.rank : 0;
         Acc<K> acc = identity<K>();
@@ -47,7 +54,7 @@ struct Unicast {
                 if (base + j < n) {
                     int p = first + base + j;
                     if (p >= n) p -= n;
-                    v[j] = ld_global_v4((const char *)t.peer_data[p] + off);
+                    v[j] = load(p);
                 }
             }
 #pragma unroll

@@ -20,6 +20,12 @@ struct DirectCall {
     int skip_self;        /* this rank's copy is already in place */
 };
 
+/* Packs in flight per thread. A copy's loads wait on memory (or NVLink) and its stores do not:
+ * 4 packs (32 KiB a block) left one rank's 32 blocks latency-bound at about 21 GB/s each on one
+ * H100 (benchmarks/NOTES.md); 8 keeps twice as many bytes in flight in the same registers'
+ * budget (launch_bounds(512, 1) allows 128 a thread). */
+constexpr int kDirectUnroll = 8;
+
 struct DirectParams {
     mcoll_dev_team team;
     DirectCall call;
@@ -33,7 +39,7 @@ __global__ void __launch_bounds__(kThreads, 1) direct_push_kernel(const __grid_c
         const size_t lo = (size_t)blockIdx.x * p.sched.span;
         if (!c.src || lo >= c.slot) return;
         const size_t n = c.slot - lo < p.sched.span ? c.slot - lo : p.sched.span;
-        for_packs<4>(packs_of(n), [&](unsigned i) { return ld_user(c.src + lo, n, i); },
+        for_packs<kDirectUnroll>(packs_of(n), [&](unsigned i) { return ld_user(c.src + lo, n, i); },
                      [&](unsigned i, uint4 v) {
                          for (int k = 0; k < t.size; k++) {
                              const int q = (t.rank + k) % t.size; /* spread the peers' ports */
@@ -61,11 +67,14 @@ int launch(const mcoll_dev_team *team, const DirectCall &call, size_t slot_bytes
 int mcoll_launch_bcast_direct(const mcoll_dev_team *buf, size_t bytes, int root, void *stream) {
     if (!buf || root < 0 || root >= buf->size) return MCOLL_LAUNCH_UNSUPPORTED;
     if (bytes == 0 || buf->size == 1) return MCOLL_LAUNCH_OK;
-    /* A 16-byte aligned slice per non-root rank, which loads it from root. */
-    const size_t m = (size_t)buf->size - 1, slot = ((bytes + m - 1) / m + 15) & ~(size_t)15;
+    /* A 16-byte aligned slice per non-root rank, which loads it from root. On two ranks one
+     * rank alone would copy the whole message with its max_blocks blocks while root's blocks wait at
+     * the barrier: root takes the second half and stores it itself (its port still carries
+     * each byte once: half loaded by the other rank, half stored by root). */
+    const size_t m = buf->size == 2 ? 2 : (size_t)buf->size - 1, slot = ((bytes + m - 1) / m + 15) & ~(size_t)15;
     mcoll::DirectCall c = {nullptr, 0, 0, root, 0};
-    if (buf->rank != root) {
-        const size_t k = (size_t)((buf->rank - root - 1 + buf->size) % buf->size);
+    const size_t k = (size_t)((buf->rank - root - 1 + buf->size) % buf->size); /* root: size - 1 */
+    if (k < m) {
         c.at = k * slot < bytes ? k * slot : bytes;
         c.slot = bytes - c.at < slot ? bytes - c.at : slot;
         c.src = (const char *)buf->peer_data[root] + c.at;

@@ -48,6 +48,11 @@ typedef enum { MCOLL_ACCESS_UNICAST = 0, MCOLL_ACCESS_MULTIMEM = 1 } mcoll_acces
  * LL protocol only, so a flag found there was written by it. */
 #define MCOLL_LL_OFFSET ((size_t)64 << 10)
 #define MCOLL_LL_CTRL_BYTES ((size_t)4096)
+/* After the counters, a word per block in which a zero-copy reduce's root tells the others where
+ * its input and recvbuf are (reduce_kernel.cuh): written by root's block b before its first
+ * barrier of the call, read by the others' block b before their second, so never rewritten
+ * while someone may still read it. */
+#define MCOLL_ROOT_WORDS_OFFSET MCOLL_SIGNAL_BYTES
 /* The data area starts here, aligned so that 16-byte vectors and multicast granules fit. */
 #define MCOLL_DATA_OFFSET ((size_t)1 << 20)
 
@@ -210,8 +215,8 @@ int mcoll_launch_scan(const mcoll_dev_team *team, mcoll_access access, const voi
  * layer only. Per block: a barrier (every rank's buffers are ready), the transfer, a barrier
  * (no rank touches another's buffers after its kernel ends). The host guarantees what the
  * kernels need: every rank decides alike to call these; buffers read with 16-byte loads
- * (allreduce's and reduce_scatter's send buffers) are 16-byte aligned on every rank and mapped
- * up to their size rounded up to 16; reduce_scatter's recvcount * element size is a multiple
+ * (allreduce's and reduce_scatter's send buffers; not reduce's) are 16-byte aligned on every
+ * rank and mapped up to their size rounded up to 16; reduce_scatter's recvcount * element size is a multiple
  * of 16 and its recvbuf does not overlap its sendbuf. Other buffers: any alignment. */
 
 /* Rank r reduces slice r of every sendbuf and stores it into every recvbuf (in place allowed). */
@@ -221,8 +226,20 @@ int mcoll_launch_allreduce_direct(const mcoll_dev_team *send, const mcoll_dev_te
  * other entries are not used). */
 int mcoll_launch_reduce_scatter_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t recvcount,
                                        mcoll_dtype dtype, mcoll_op op, void *stream);
-/* Each non-root rank loads its slice of root's buffer and stores it into every non-root rank's:
- * root's port carries the message once and nothing is stored back to root. */
+/* Reduce to root. send->peer_data[q]: rank q's input (sendbuf) at the same offset of one window
+ * on every rank, except that an in-place root's input is its recvbuf, which the others learn in
+ * the kernel. recv->peer_data[root]: on root its recvbuf, elsewhere the start of root's part of
+ * that window (the others' recvbufs are never touched). On root: in_place says its recvbuf is
+ * its input, root_recv_at is recvbuf's offset in the inputs' window, or (size_t)-1 when it lies
+ * elsewhere (root then reduces every slice itself); other ranks' values are not read. A slice
+ * per non-root rank (two ranks: one for each), reduced by its owner from every rank's input
+ * and stored into root's recvbuf alone, so root's port carries each byte once. Any alignment. */
+int mcoll_launch_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t count,
+                               mcoll_dtype dtype, mcoll_op op, int root, int in_place, size_t root_recv_at,
+                               void *stream);
+/* A slice per non-root rank (two ranks: one for each, root storing its half): each loads its
+ * slice of root's buffer and stores it into every non-root rank's, so root's port carries the
+ * message once and nothing is stored back to root. */
 int mcoll_launch_bcast_direct(const mcoll_dev_team *buf, size_t bytes, int root, void *stream);
 /* Each rank stores its sendbuf (local, any memory) into block `rank` of every rank's recvbuf;
  * in place when sendbuf is its own block. */

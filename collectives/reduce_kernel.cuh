@@ -113,32 +113,72 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
     if (threadIdx.x == 0) t.epochs[blockIdx.x] = epoch;
 }
 
-/* Zero-copy (ReduceCall::direct): this rank's slot, reduced from every rank's sendbuf, stored
- * into every rank's recvbuf (two_shot) or into its own, between two barriers. No data area is
- * used, so the halves' rule of the staged kernels is untouched (the barriers only advance the
- * epochs). Block b takes bytes [b * span, (b + 1) * span) of the slot. */
+/* Zero-copy (ReduceCall::direct): no data area is used, so the halves' rule of the staged kernels
+ * is untouched (the barriers only advance the epochs). Block b takes bytes [b * span,
+ * (b + 1) * span) of each slot it reduces. */
+static_assert(MCOLL_ROOT_WORDS_OFFSET + MCOLL_MAX_BLOCKS * sizeof(uint64_t) <= MCOLL_LL_OFFSET,
+              "root's words must fit between the counters and the LL area");
+
+__device__ __forceinline__ uint64_t *root_word(const mcoll_dev_team &t, int root) {
+    return (uint64_t *)((char *)t.peer_signal[root] + MCOLL_ROOT_WORDS_OFFSET) + blockIdx.x;
+}
+
+/* This block's part of slot k: `load(p, at, n, i)` gives pack i of rank p's n bytes from `at`,
+ * `store(at, n, i, v)` puts the reduced pack. */
+template <class K, class Load, class Store>
+__device__ __forceinline__ void direct_slot(const mcoll_dev_team &t, const ReduceParams &p, int k, Load load,
+                                            Store store) {
+    const ReduceCall &c = p.call;
+    const size_t data = slot_part(c, k, 0, c.slot_bytes);
+    const size_t lo = (size_t)blockIdx.x * p.sched.span;
+    if (lo >= data) return;
+    const size_t n = data - lo < p.sched.span ? data - lo : p.sched.span;
+    const size_t at = (size_t)k * c.slot_bytes + lo; /* in every sendbuf */
+    for_packs<Unicast::kUnroll>(
+        packs_of(n), [&](unsigned i) { return Unicast::reduce_packs<K>(t, [&](int q) { return load(q, at, n, i); }); },
+        [&](unsigned i, uint4 v) { store(at, n, i, v); });
+}
+
+/* Allreduce and reduce_scatter: this rank's slot, reduced from every rank's sendbuf (16-byte
+ * aligned, mapped up to a multiple of 16), stored into every rank's recvbuf (two_shot) or into
+ * its own. Reduce: the slots root_owner gives this rank, from every rank's input at any
+ * alignment, into root's recvbuf; root says before the first barrier where its input and
+ * recvbuf are, and the others read it after. */
 template <class K>
 __global__ void __launch_bounds__(kThreads, 1) direct_reduce_kernel(const __grid_constant__ ReduceParams p) {
     const mcoll_dev_team &t = p.team;
     const ReduceCall &c = p.call;
+    if (c.root >= 0 && t.rank == c.root && threadIdx.x == 0) *root_word(t, c.root) = c.root_says;
     between_barriers(t, [&] {
-        const size_t data = slot_part(c, c.red_slot, 0, c.slot_bytes);
-        const size_t lo = (size_t)blockIdx.x * p.sched.span;
-        if (lo >= data) return;
-        const size_t n = data - lo < p.sched.span ? data - lo : p.sched.span;
-        const size_t at = (size_t)c.red_slot * c.slot_bytes + lo; /* in every sendbuf */
-        for_packs<Unicast::kUnroll>(
-            packs_of(n), [&](unsigned i) { return Unicast::ld_reduce<K>(t, at + (size_t)i * 16); },
-            [&](unsigned i, uint4 v) {
-                if (!c.two_shot) {
-                    st_user((char *)p.recv_view.peer_data[t.rank] + lo, n, i, v);
-                    return;
-                }
-                for (int k = 0; k < t.size; k++) {
-                    const int q = (t.rank + k) % t.size;
-                    st_user((char *)p.recv_view.peer_data[q] + at, n, i, v);
-                }
-            });
+        if (c.root < 0) {
+            direct_slot<K>(
+                t, p, c.red_slot,
+                [&](int q, size_t at, size_t, unsigned i) {
+                    return ld_global_v4((const char *)t.peer_data[q] + at + (size_t)i * 16);
+                },
+                [&](size_t at, size_t n, unsigned i, uint4 v) {
+                    if (!c.two_shot) {
+                        st_user((char *)p.recv_view.peer_data[t.rank] + at - (size_t)c.red_slot * c.slot_bytes, n, i, v);
+                        return;
+                    }
+                    for (int k = 0; k < t.size; k++)
+                        st_user((char *)p.recv_view.peer_data[(t.rank + k) % t.size] + at, n, i, v);
+                });
+            return;
+        }
+        const uint64_t says = t.rank == c.root ? c.root_says : ld_global_u64(root_word(t, c.root));
+        /* Root's recvbuf: its own on root, else where root says in its part of the window. */
+        char *root_recv = (char *)p.recv_view.peer_data[c.root] + (t.rank == c.root ? 0 : (size_t)(says >> 2));
+        const char *root_in = says & kRootInPlace ? root_recv : (const char *)t.peer_data[c.root];
+        for (int k = 0; k < c.nslots; k++) {
+            if (root_owner(k, t.size, c.root, says) != t.rank) continue;
+            direct_slot<K>(
+                t, p, k,
+                [&](int q, size_t at, size_t n, unsigned i) {
+                    return ld_user((q == c.root ? root_in : (const char *)t.peer_data[q]) + at, n, i);
+                },
+                [&](size_t at, size_t n, unsigned i, uint4 v) { st_user(root_recv + at, n, i, v); });
+        }
     });
 }
 

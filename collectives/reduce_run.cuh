@@ -29,7 +29,9 @@ namespace mcoll {
  * every rank's sendbuf and recv_view's every rank's recvbuf. After a barrier, slot red_slot is
  * reduced straight from every rank's sendbuf into every rank's recvbuf (two_shot: allreduce's
  * slices) or into this rank's (reduce_scatter's blocks, recvbuf holding this rank's block only),
- * then a barrier. */
+ * then a barrier. Direct with root >= 0 (reduce): each slot is reduced by its owner (root_owner)
+ * into root's recvbuf alone; root_says is root's word for the others (kRootInPlace,
+ * kRootInWindow, and recvbuf's offset in the inputs' window shifted left by 2). */
 struct ReduceCall {
     const void *send;
     void *recv;
@@ -42,9 +44,24 @@ struct ReduceCall {
     int root;
     int scan;
     int direct;
+    uint64_t root_says;
 };
 
 enum { kScanInclusive = 1, kScanExclusive = 2 };
+
+/* A zero-copy reduce's root: its input is its recvbuf; its recvbuf lies in the window of the
+ * inputs (else the others cannot store there, and root reduces every slot itself). */
+enum : uint64_t { kRootInPlace = 1, kRootInWindow = 2 };
+
+/* The rank that reduces slot k of a zero-copy reduce: slot k < size - 1 is rank
+ * (root + 1 + k) % size's; on two ranks the second slot is root's, or the other rank's when
+ * root is in place (root does not know where the others' inputs are then). When root's recvbuf
+ * lies outside the window, root reduces every slot. */
+MCOLL_HD int root_owner(int k, int size, int root, uint64_t says) {
+    if (!(says & kRootInWindow)) return root;
+    if (k < size - 1) return (root + 1 + k) % size;
+    return says & kRootInPlace ? (root + 1) % size : root;
+}
 
 /* Everything a reduction kernel gets, by value. */
 struct ReduceParams {
@@ -77,6 +94,7 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.root = root;
     c.scan = 0;
     c.direct = 0;
+    c.root_says = 0;
     if (bytes <= t->oneshot_max || t->size == 1) {
         c.slot_bytes = bytes;
         c.nslots = 1;
@@ -110,6 +128,7 @@ inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send,
     c.root = -1;
     c.scan = 0;
     c.direct = 0;
+    c.root_says = 0;
     return c;
 }
 

@@ -218,8 +218,11 @@ mcoll_result mcoll_exscan(const void *sendbuf, void *recvbuf, size_t count, MPI_
  * Memory that every rank allocates with mcoll_mem_alloc, or registers with mcoll_mem_register,
  * forms a *window*: every rank maps every other rank's part. A collective of the native API whose
  * buffers lie in windows runs zero-copy: the kernels load from and store to the peers' buffers
- * directly (allreduce, bcast, reduce_scatter and allgather, on the unicast engine; the other
- * calls, and every call on a communicator whose engine is multicast, take the staged path).
+ * directly (allreduce, reduce, bcast, reduce_scatter and allgather, on the unicast engine; the
+ * other calls, and every call on a communicator whose engine is multicast, take the staged
+ * path). Reduce decides on its input alone (at an in-place root: recvbuf, which must lie in the
+ * window of the others' inputs); the others' recvbuf may be NULL, and root's may lie anywhere
+ * (outside that window root reduces every slice itself, more slowly).
  *
  * The symmetric rule: when one rank passes window memory to a collective, every rank passes
  * memory of the same window (the same collective mcoll_mem_alloc or mcoll_mem_register call) at

@@ -59,13 +59,15 @@ static void staged(bench_coll c, double S, int n, int in_place, size_t oneshot_m
 }
 
 /* Zero-copy (docs/memory.md): allreduce reads every sendbuf and writes every recvbuf, 2S;
+ * reduce reads every input once (S each) and writes root's recvbuf S: root 2S, others S;
  * bcast reads root's buffer S and writes every other S; reduce_scatter reads every sendbuf S
  * and writes S/n; allgather reads my block S/n and writes every block of my recvbuf S (in place
- * the others, S - S/n). Reduce has no zero-copy path. */
+ * the others, S - S/n). */
 static int zero_copy(bench_coll c, double S, int n, int in_place, mb_hbm *h)
 {
     switch (c) {
     case BENCH_ALLREDUCE: h->root = h->other = 2 * S; return 0;
+    case BENCH_REDUCE: h->root = 2 * S; h->other = S; return 0;
     case BENCH_BCAST: h->root = h->other = S; return 0;
     case BENCH_REDUCE_SCATTER: h->root = h->other = S + S / n; return 0;
     case BENCH_ALLGATHER: h->root = h->other = in_place ? S : S + S / n; return 0;

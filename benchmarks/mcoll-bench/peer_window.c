@@ -1,8 +1,9 @@
 /* The mcoll-window peer: the mcoll peer's native calls on buffers carved from one
  * mcoll_mem_alloc window, the send buffer at its start and the receive buffer after it, at the
- * same offsets on every rank (the symmetric rule of mcoll.h). Allreduce, bcast, reduce_scatter
- * and allgather then run zero-copy where mcoll can (docs/memory.md: the unicast engine, aligned
- * buffers, reduce_scatter out of place); the rest run staged, on the same window buffers. Which
+ * same offsets on every rank (the symmetric rule of mcoll.h). Allreduce, reduce, bcast,
+ * reduce_scatter and allgather then run zero-copy where mcoll can (docs/memory.md: the unicast
+ * engine, aligned buffers, reduce_scatter out of place); the rest run staged, on the same window
+ * buffers. Which
  * path a point took is read from mcoll_comm_info around its first call (measure.c). */
 #include <stdio.h>
 #include <string.h>

@@ -27,21 +27,22 @@ static int taken(mcoll_comm *comm, int status, const char *what, mcoll_result *r
 static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 /* The team with peer_data[q] = rank q's buffer at ptr's offset in its window, when
- * [ptr, ptr + reach) lies in one (and with aligned16, every rank's buffer is 16-byte aligned). */
-static int window_view(const mcoll_comm *comm, const void *ptr, size_t reach, int aligned16, mcoll_dev_team *view)
+ * [ptr, ptr + reach) lies in one (and with aligned16, every rank's buffer is 16-byte aligned):
+ * that window, else NULL. */
+static const mcoll_window *window_view(const mcoll_comm *comm, const void *ptr, size_t reach, int aligned16, mcoll_dev_team *view)
 {
     const mcoll_team *t = comm->team;
     const mcoll_window *w = mcoll_window_find(&comm->windows, ptr, reach);
     size_t off;
     int q;
-    if (!w) return 0;
+    if (!w) return NULL;
     off = (size_t)((const char *)ptr - w->base);
     *view = t->dev;
     for (q = 0; q < t->size; q++) {
         view->peer_data[q] = w->peer[q] + off;
-        if (aligned16 && ((uintptr_t)view->peer_data[q] & 15)) return 0;
+        if (aligned16 && ((uintptr_t)view->peer_data[q] & 15)) return NULL;
     }
-    return 1;
+    return w;
 }
 
 int mcoll_direct_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
@@ -54,6 +55,30 @@ int mcoll_direct_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf,
         return 0;
     return taken(comm, mcoll_launch_allreduce_direct(&send, &recv, count, dtype, op, stream), "zero-copy allreduce",
                  rc);
+}
+
+int mcoll_direct_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
+                        mcoll_op op, int root, struct CUstream_st *stream, mcoll_result *rc)
+{
+    mcoll_dev_team send, recv;
+    const mcoll_team *t = comm->team;
+    const size_t bytes = mcoll_dtype_span(dtype, count);
+    /* The input (an in-place root's is its recvbuf) decides, at any alignment: it lies in one
+     * window on every rank, so this test reads alike everywhere without recvbuf, which MPI lets
+     * the others leave NULL. Root tells the others in the kernel whether it is in place and
+     * where its recvbuf lies in that window (outside it, root reduces everything itself). */
+    const mcoll_window *w = possible(comm) && t->size > 1 ? window_view(comm, sendbuf, bytes, 0, &send) : NULL;
+    size_t at = (size_t)-1;
+    if (!w) return 0;
+    recv = t->dev;
+    recv.peer_data[root] = w->peer[root];
+    if (t->rank == root) {
+        recv.peer_data[root] = recvbuf;
+        if (mcoll_window_find(&comm->windows, recvbuf, bytes) == w) at = (size_t)((const char *)recvbuf - w->base);
+    }
+    return taken(comm,
+                 mcoll_launch_reduce_direct(&send, &recv, count, dtype, op, root, sendbuf == recvbuf, at, stream),
+                 "zero-copy reduce", rc);
 }
 
 int mcoll_direct_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,

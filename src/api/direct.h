@@ -9,6 +9,8 @@
 
 int mcoll_direct_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
                            mcoll_op op, struct CUstream_st *stream, mcoll_result *rc);
+int mcoll_direct_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t count, mcoll_dtype dtype,
+                        mcoll_op op, int root, struct CUstream_st *stream, mcoll_result *rc);
 int mcoll_direct_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
                                 mcoll_dtype dtype, mcoll_op op, struct CUstream_st *stream, mcoll_result *rc);
 int mcoll_direct_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, struct CUstream_st *stream,

@@ -115,6 +115,7 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter(comm));
     if (ll_taken(comm, MCOLL_LL_REDUCE, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
+    if (mcoll_direct_reduce(comm, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
                                         stream),
                     "reduce");

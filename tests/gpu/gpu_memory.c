@@ -1,16 +1,21 @@
 /* The memory API on GPUs (mcoll_mem_*), each collective checked against the host reference:
- *   mem/alloc/...      every buffer carved from mcoll_mem_alloc memory: allreduce, bcast,
- *                      reduce_scatter and allgather run zero-copy (mcoll_comm_info counts
- *                      them), the others (reduce, the block collectives, scans), and unaligned
- *                      reductions, take the staged path;
- *   mem/cudamalloc/... carved from one registered cudaMalloc buffer (CUDA IPC): the four
- *                      zero-copy collectives and reduce;
+ *   mem/alloc/...      every buffer carved from mcoll_mem_alloc memory: allreduce, reduce,
+ *                      bcast, reduce_scatter and allgather run zero-copy (mcoll_comm_info
+ *                      counts them, per collective: .../<collective>/zero-copy-used): reduce
+ *                      over the whole datatype x op matrix, every root for five pairs, in place
+ *                      at root, unaligned, recvbuf NULL off the root; the others (the block
+ *                      collectives, scans), and unaligned allreduce and reduce_scatter, take
+ *                      the staged path;
+ *   mem/cudamalloc/... carved from one registered cudaMalloc buffer (CUDA IPC): the five
+ *                      zero-copy collectives;
  *   mem/vmm/...        the same on registered cuMemCreate memory (the team's handle exchange);
  *   mem/cache/...      plain buffers, each cudaMalloc'ed, registered, used, deregistered and
- *                      freed (so the next one often comes back at the same address); and a
+ *                      freed (so the next one often comes back at the same address); reduce
+ *                      there has root's recvbuf in another window than the inputs (root then
+ *                      reduces every slice itself; out of place, every root, odd counts); and a
  *                      buffer freed and allocated again at the same address between two calls,
  *                      whose second call must see the new data, never the old mapping;
- *   mem/external/...   the four collectives on memory imported with mcoll_mem_import_external
+ *   mem/external/...   the five collectives on memory imported with mcoll_mem_import_external
  *                      (cuMemCreate memory exported as a POSIX fd; staged: not a window); and
  *                      rank 0's export imported by rank 1 (when they share a GPU);
  *   mem/refusals       host memory, a range crossing two allocations, deregistering, freeing
@@ -218,15 +223,13 @@ static unsigned long long zero_copy_calls(void)
     return mcoll_comm_info(mc, &info) == MCOLL_SUCCESS ? info.zero_copy_calls : 0;
 }
 
-/* The four zero-copy collectives (symmetric buffers on every rank: the cache can take them). */
-static void run_zero_copy_suites(coll_api *api, int expect_zero_copy)
+/* One collective's suite, then whether some of its calls ran zero-copy (or, on memory that is
+ * not a window, none did). */
+static void run_counted(coll_api *api, const char *what, void (*suite)(coll_api *), int expect_zero_copy)
 {
     unsigned long long before = zero_copy_calls();
-    suite_allreduce(api);
-    suite_bcast(api);
-    suite_reduce_scatter(api);
-    suite_allgather(api);
-    if (setup_begin("%s/zero-copy-used", api->name)) {
+    suite(api);
+    if (setup_begin("%s/%s/zero-copy-used", api->name, what)) {
         unsigned long long ran = zero_copy_calls() - before;
         if (expect_zero_copy && !ran) case_fail("no call ran zero-copy");
         if (!expect_zero_copy && ran) case_fail("%llu calls ran zero-copy on memory that is not a window", ran);
@@ -234,10 +237,45 @@ static void run_zero_copy_suites(coll_api *api, int expect_zero_copy)
     }
 }
 
+/* Reduce with root's recvbuf in another window than the inputs (each buffer registered for
+ * itself): root reduces every slice itself, loading every rank's input. Out of place with a
+ * recvbuf on every rank, so that every rank registers the same buffers. */
+static void suite_reduce_apart(coll_api *api)
+{
+    static const struct { type_id type; op_id op; } pairs[] = {
+        {TT_FLOAT, OP_SUM}, {TT_BFLOAT16, OP_SUM}, {TT_INT8, OP_PROD}, {TT_DOUBLE_INT, OP_MAXLOC}};
+    static const size_t counts[] = {1, 7, 1023, ((size_t)1 << 20) + 3};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        for (int root = 0; root < api->size; root++)
+            for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+                coll_case c;
+                memset(&c, 0, sizeof c);
+                c.kind = COLL_REDUCE;
+                c.type = type_get(pairs[k].type);
+                c.op = op_get(pairs[k].op);
+                c.count = counts[i];
+                c.root = root;
+                c.misalign = (int)i & 1;
+                c.mem = MEM_DEVICE;
+                case_run(api, &c);
+            }
+}
+
+/* The five zero-copy collectives. Reduce's whole suite needs one pool (symmetric_reduce): its
+ * in-place and NULL-recvbuf cases carve fewer buffers on some ranks, which buffers registered
+ * one by one (collective calls) cannot follow; there reduce_apart runs instead. */
+static void run_zero_copy_suites(coll_api *api, int expect_zero_copy, int symmetric_reduce)
+{
+    run_counted(api, "allreduce", suite_allreduce, expect_zero_copy);
+    run_counted(api, "reduce", symmetric_reduce ? suite_reduce : suite_reduce_apart, expect_zero_copy);
+    run_counted(api, "bcast", suite_bcast, expect_zero_copy);
+    run_counted(api, "reduce_scatter", suite_reduce_scatter, expect_zero_copy);
+    run_counted(api, "allgather", suite_allgather, expect_zero_copy);
+}
+
 static void run_all_suites(coll_api *api, int expect_zero_copy)
 {
-    run_zero_copy_suites(api, expect_zero_copy);
-    suite_reduce(api);
+    run_zero_copy_suites(api, expect_zero_copy, 1);
     suite_blocks(api);
     suite_scan(api);
 }
@@ -275,8 +313,7 @@ static void on_registered(const char *name, void *p, size_t bytes)
     pool_use(p, bytes);
     snprintf(label, sizeof label, "%s", name);
     api_native(&api, label, MPI_COMM_WORLD, mc, stream);
-    run_zero_copy_suites(&api, 1);
-    suite_reduce(&api); /* staged, on registered memory */
+    run_zero_copy_suites(&api, 1, 1);
     pool_use(NULL, 0);
     if (setup_begin("%s/deregister", name)) {
         mcoll_result rc = mcoll_mem_deregister(mc, h);
@@ -342,7 +379,7 @@ static void on_cache(void)
     const size_t n = (size_t)1 << 20;
     devbuf_use(&cache_source);
     api_native(&api, "mem/cache", MPI_COMM_WORLD, mc, stream);
-    run_zero_copy_suites(&api, 1);
+    run_zero_copy_suites(&api, 1, 0);
     devbuf_use(NULL);
 
     if (case_begin("mem/cache/free-and-reallocate")) {
@@ -466,7 +503,7 @@ static void on_external(void)
     if (p) {
         pool_use(p, POOL_BYTES);
         api_native(&api, "mem/external", MPI_COMM_WORLD, mc, stream);
-        run_zero_copy_suites(&api, 0); /* not a window: staged */
+        run_zero_copy_suites(&api, 0, 1); /* not a window: staged */
         pool_use(NULL, 0);
         if (setup_begin("mem/external/release")) {
             mcoll_result rc = mcoll_mem_release_external(p);
