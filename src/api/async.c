@@ -156,7 +156,10 @@ void mcoll_async_help(mcoll_async_lane *lane)
         if (!head) tail = NULL;
         current = job;
         pthread_mutex_unlock(&lock);
+        /* The job launches behind the jobs before it: its own launch passes the lane wait. */
+        is_launcher = 1;
         job->run(job);
+        is_launcher = 0;
         pthread_mutex_lock(&lock);
         current = NULL;
         atomic_fetch_sub(&job->lane->queued, 1);

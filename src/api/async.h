@@ -52,7 +52,7 @@ void mcoll_async_wait_lane(mcoll_async_lane *lane);
  * one). For MPI_Finalize, once no more jobs can come. */
 void mcoll_async_shutdown(void);
 
-/* 1 in the launcher thread. */
+/* 1 in the launcher thread, and in a caller while it runs a queued job (mcoll_async_help). */
 int mcoll_async_in_launcher(void);
 
 /* Whether a launcher thread is running now, and how often the thread fell asleep and was

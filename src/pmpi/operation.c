@@ -102,7 +102,7 @@ static void run_queued(mcoll_async_job *job)
     mcoll_ctx_enter(op->launch_ctx); /* left current: the next job most likely wants it too */
     rc = launch_kernel(op, &e);
     if (rc != MCOLL_SUCCESS) {
-        MCOLL_WARN("%s: GPU engine failed in the launcher thread (%s); the request completes with MPI_ERR_OTHER",
+        MCOLL_WARN("%s: GPU engine failed in a queued launch (%s); the request completes with MPI_ERR_OTHER",
                    op->nb->name, mcoll_strerror(rc));
         op->error = MPI_ERR_OTHER;
     }
