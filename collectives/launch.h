@@ -152,10 +152,14 @@ int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void 
 /* The resident kernel's command ring, in pinned host memory mapped into the device: the host
  * writes calls and `posted`; the kernel runs them in order, writes `done` after each (its
  * results visible to the host and the device by then) and `exited` = its generation when it
- * ends, which it does after an EXIT call, after `idle_ns` without a call, or on the abort flag. */
+ * ends, which it does after an EXIT call, after `idle_ns` without a call, or on the abort flag.
+ * `posted` is the count of calls posted times 2, plus 1 when the newest call is the same as the
+ * one before it: a kernel that ran that one still holds it and need not read the slot (each
+ * read of host memory is a PCIe round trip; mcoll-floors, ring echo and echo+read). */
 #define MCOLL_RING_SLOTS 64
+#define MCOLL_RING_SAME 1u
 typedef struct mcoll_ring {
-    volatile uint64_t posted;    /* host: calls posted so far */
+    volatile uint64_t posted;    /* host: calls posted so far x 2 (+ MCOLL_RING_SAME) */
     volatile uint64_t pad0[7];
     volatile uint64_t done;      /* device: calls finished so far */
     volatile uint64_t exited;    /* device: generation of the kernel that ended last */

@@ -40,21 +40,28 @@ constexpr uint32_t kRingPollsPerCheck = 32;
 /* What the resident kernel does next. */
 enum RingStep { kRingStop = 0, kRingRun = 1, kRingExit = 2 };
 
-/* Thread 0 waits for the next call: kRingRun (in *out), kRingExit (an EXIT call), kRingStop
- * (idle for idle_ns, or the abort flag). */
+/* Thread 0 waits for call number `done` (from 0): kRingRun (in *out), kRingExit (an EXIT call),
+ * kRingStop (idle for idle_ns, or the abort flag). *out holds call number *held already (the last
+ * one this kernel ran, or none: ~0): when the host marks call `done` the same as call done - 1,
+ * and that is the one held, the slot is not read. */
 __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r, uint64_t done, uint64_t idle_ns,
-                                         mcoll_ll_call *out) {
+                                         mcoll_ll_call *out, uint64_t *held) {
     const uint64_t since = globaltimer_ns();
     for (uint32_t polls = 1;; polls++) {
-        if (ld_acquire_sys_u64((const uint64_t *)&r->posted) > done) {
-            /* Three loads issued together: each one crosses PCIe, so one after the other they
-             * would cost three round trips. */
-            const char *c = (const char *)&r->call[done % MCOLL_RING_SLOTS];
-            const uint4 w0 = ld_volatile_v4(c), w1 = ld_volatile_v4(c + 16), w2 = ld_volatile_v4(c + 32);
-            uint4 *o = (uint4 *)out;
-            o[0] = w0;
-            o[1] = w1;
-            o[2] = w2;
+        const uint64_t posted = ld_acquire_sys_u64((const uint64_t *)&r->posted);
+        if (posted >> 1 > done) {
+            const bool same = (posted & MCOLL_RING_SAME) && posted >> 1 == done + 1 && done && *held == done - 1;
+            if (!same) {
+                /* Three loads issued together: each one crosses PCIe, so one after the other they
+                 * would cost three round trips. */
+                const char *c = (const char *)&r->call[done % MCOLL_RING_SLOTS];
+                const uint4 w0 = ld_volatile_v4(c), w1 = ld_volatile_v4(c + 16), w2 = ld_volatile_v4(c + 32);
+                uint4 *o = (uint4 *)out;
+                o[0] = w0;
+                o[1] = w1;
+                o[2] = w2;
+            }
+            *held = done;
             return out->kind == MCOLL_LL_EXIT ? kRingExit : kRingRun;
         }
         if (polls % kRingPollsPerCheck == 0) {
@@ -71,10 +78,10 @@ __global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_cons
     __shared__ uint4 stash[kLLStashPacks];
     LLCtrl *own = ll_ctrl(t, t.rank);
     uint64_t count = own->count;
-    uint64_t done = ld_acquire_sys_u64((const uint64_t *)&r->done);
+    uint64_t done = ld_acquire_sys_u64((const uint64_t *)&r->done), held = ~0ull;
     for (;;) {
         __syncthreads(); /* every thread is done with the last call */
-        if (threadIdx.x == 0) step = ring_next(t, r, done, idle_ns, &call);
+        if (threadIdx.x == 0) step = ring_next(t, r, done, idle_ns, &call, &held);
         __syncthreads();
         if (step != kRingRun) break;
         ll_run(t, call, ++count, stash);

@@ -41,10 +41,14 @@ static void say_once(mcoll_resident *r, unsigned what, const char *text)
 
 static uint64_t load(volatile uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
+/* The slot is written even for a call marked the same as the last: a kernel started since (it
+ * holds no call) reads it. */
 static void post(mcoll_resident *r, const mcoll_ll_call *call)
 {
+    const int same = r->posted && memcmp(call, &r->ring->call[(r->posted - 1) % MCOLL_RING_SLOTS], sizeof *call) == 0;
     r->ring->call[r->posted % MCOLL_RING_SLOTS] = *call;
-    __atomic_store_n(&r->ring->posted, ++r->posted, __ATOMIC_RELEASE);
+    r->posted++;
+    __atomic_store_n(&r->ring->posted, r->posted << 1 | (same ? MCOLL_RING_SAME : 0), __ATOMIC_RELEASE);
 }
 
 static int launch(mcoll_comm *comm)
