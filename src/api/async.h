@@ -3,9 +3,10 @@
  * A nonblocking call has decided what to run by the time it would launch; the launch itself
  * (several microseconds of driver work on the host) need not happen before the call returns.
  * So such calls hand a prepared job to one thread per process, which runs the jobs in the order
- * they were queued and sleeps on a condition variable when there are none (no thread polls).
- * Queuing a job signals the thread only when it may be asleep, so while it is busy a call costs
- * a lock and no system call.
+ * they were queued. After its last job it polls the queue for MCOLL_ASYNC_SPIN_US (so calls in a
+ * steady loop find it awake), then sleeps on a condition variable. Queuing a job signals the
+ * thread only when it is asleep, so while it is busy or awake a call costs a lock and no system
+ * call. A caller about to block on queued jobs runs them itself (mcoll_async_help).
  *
  * Order. Each native communicator has a lane: the count of its jobs queued or running. Every
  * other launch on the communicator's team (blocking calls, native calls, the resident kernel,

@@ -59,6 +59,8 @@ static const setting settings_table[] = {
      "microseconds without a call after which the resident kernel ends (the application's own device synchronizations wait at most this long for it)"},
     {"MCOLL_ASYNC_START", "1", KIND_BOOL, FIELD(async_start), 0, 0,
      "1: nonblocking and persistent calls on the GPU engines queue their kernel launch to a launcher thread (which sleeps when idle) and return; 0: they launch in the calling thread"},
+    {"MCOLL_ASYNC_SPIN_US", "100", KIND_INT, FIELD(async_spin_us), 0, 1000000,
+     "microseconds the launcher thread stays awake (polling its queue) after its last launch before it sleeps, so calls in a steady loop find it awake and cost no wake-up (0: sleep at once)"},
     {"MCOLL_MIN_RANKS", "2", KIND_INT, FIELD(min_ranks), 1, 1024,
      "smallest communicator the GPU engines take (smaller ones are staged)"},
     {"MCOLL_TIMEOUT", "0", KIND_INT, FIELD(timeout_s), 0, 86400,

@@ -6,14 +6,16 @@
  *   - waiting for a lane returns only once every job queued on it before has run (a job that
  *     takes a while is still running when the wait starts), while other lanes' jobs may still
  *     be queued; at once in the launcher thread and for an empty lane;
- *   - an idle thread sleeps (no polling): after a job it falls asleep, a submit to a sleeping
- *     thread signals it once, submits while it is busy signal nothing;
+ *   - after a job the thread polls for MCOLL_ASYNC_SPIN_US (set to 5 ms here): a submit then
+ *     signals nothing; after that it sleeps (no polling): a submit to a sleeping thread signals
+ *     it once, submits while it is busy signal nothing;
  *   - shutdown runs what is still queued, then joins; a later submit starts a new thread;
  *   - fork with jobs queued: the child abandons them (each once, none runs there, its lanes are
  *     empty) and can start a thread of its own; the parent runs each exactly once. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -134,6 +136,21 @@ static void test_help(void)
     for (int i = 0; i < 4; i++) CHECK(atomic_load(&jobs[i].runs) == 1 && jobs[i].ran_at == i);
 }
 
+/* Within the spin after a job, a submit finds the thread awake: no signal, and it runs. */
+static void test_spin(void)
+{
+    unsigned long s0, g0, s1, g1;
+    reset();
+    CHECK(submit(0, 0, 0) == 0);
+    wait_all(1);
+    mcoll_async_counts(&s0, &g0);
+    CHECK(submit(1, 0, 0) == 0); /* well within 5 ms */
+    wait_all(2);
+    mcoll_async_counts(&s1, &g1);
+    CHECK(g1 == g0);
+    CHECK(atomic_load(&jobs[1].runs) == 1);
+}
+
 static void test_sleeps(void)
 {
     unsigned long s0, g0, s1, g1;
@@ -204,11 +221,13 @@ static void test_fork(void)
 int main(void)
 {
     main_thread = pthread_self();
+    setenv("MCOLL_ASYNC_SPIN_US", "5000", 1); /* read when the thread starts */
     mcoll_async_wait_lane(&lanes[0]); /* nothing queued, no thread: returns */
     CHECK(!mcoll_async_running());
     test_order_and_lanes();
     test_wait_blocks();
     test_help();
+    test_spin();
     test_sleeps();
     test_shutdown();
     test_fork();
