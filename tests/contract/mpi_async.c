@@ -354,6 +354,8 @@ int main(int argc, char **argv)
     (void)devmem_finish; /* its end is spread out here: checks after MPI_Finalize */
     (void)check_host;
     main_thread = pthread_self();
+    /* The launcher thread is what this test is about: on unless the setting says 0. */
+    if (!setting) setenv("MCOLL_ASYNC_START", "1", 1);
     async_on = !setting || atoi(setting) != 0;
     setenv("MCOLL_ENGINE", "auto", 1);
     setenv("MCOLL_CUDA_AWARE", "0", 1);

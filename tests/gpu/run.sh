@@ -18,8 +18,9 @@
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
-#   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same;
-#              their engine launches go through the launcher thread, MCOLL_ASYNC_START=1 by default)
+#   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same),
+#              then again with MCOLL_ASYNC_START=1 (rows nonblocking-async: the engine launches
+#              go through the launcher thread)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
 #              memory, the registration cache, zero-copy collectives, refusals)
@@ -59,8 +60,8 @@
 #   overlap    the non-blocking OSU look-alikes (mcoll_osu_iallreduce, _ibcast, _iallgather,
 #              _ireduce_scatter) at NP 2, -d cuda, 1 KiB..16 MiB, -f, checked (-c): passes when every
 #              row validates; the key figure is the least Overlap(%) from 64 KiB up (target 90).
-#              Launches go to the launcher thread (the default); rows overlap-sync run the same
-#              with MCOLL_ASYNC_START=0 (launches in the calling thread), the same run's baseline
+#              Rows overlap-async run the same with MCOLL_ASYNC_START=1 (launches in the
+#              launcher thread)
 #   initcheck  compute-sanitizer --tool initcheck on gpu_mpi -q with MCOLL_ENGINE=staged at NP 2
 #              (the staged path's copies must read no uninitialized device memory)
 #   bench      build/bin/mcoll-bench --quick at the largest NP, if it was built
@@ -292,7 +293,7 @@ key_of() { # step log
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
         floors) awk '/^launch / { l = $2 } /^graph / { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
                      END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s", l, g, s, f }' "$2" ;;
-        overlap|overlap-sync) # rows (-f -c): size overall compute init test wait pure min max overlap validation
+        overlap|overlap-async) # rows (-f -c): size overall compute init test wait pure min max overlap validation
             awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
                  /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $10 < min) min = $10; if ($11 == "Fail") bad++ }
                  END { if (n) printf "%s: least overlap %.1f%% over %d sizes >= 64 KiB (target 90)%s", name, min, n, bad ? "; " bad " failed validation" : ""
@@ -631,6 +632,10 @@ for step in native stream mpi nonblocking errors memory split; do
             continue
         fi
         gpu_step $step "$np" "$BUILD/tests/gpu/gpu_$step" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        if [ $step = nonblocking ]; then
+            MCOLL_ASYNC_START=1 gpu_step nonblocking-async "$np" "$BUILD/tests/gpu/gpu_nonblocking" \
+                ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        fi
     done
 done
 
@@ -885,11 +890,10 @@ if selected overlap; then
         prog=$BUILD/bin/mcoll_osu_$p
         gpu_ready overlap "$(ranks_gpus "$np")" "$(mps_col "$np")" "$prog" || continue
         mps=$(mps_col "$np")
-        # Launches handed to the launcher thread (the default), then made in the calling thread
-        # (MCOLL_ASYNC_START=0): the same run's baseline.
-        for start in 1 0; do
+        # Launches made in the calling thread (the default), then handed to the launcher thread.
+        for start in 0 1; do
             step=overlap
-            [ "$start" = 0 ] && step=overlap-sync
+            [ "$start" = 1 ] && step=overlap-async
             MCOLL_ASYNC_START=$start mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
             run_step $step "$(ranks_gpus "$np")" "$mps" "$OUT/$step-$p-np$np.log" "${MPI[@]}" "$prog" \
                 -d cuda -m 1K:16M -i 50 -x 5 -f -c
