@@ -46,9 +46,30 @@ static void stay_awake(uint64_t ns)
     }
 }
 
+/* With the lock held, the queue not empty and nobody running a job: run the oldest job, here,
+ * without the lock (driver calls). The job launches behind the jobs before it, so its own launch
+ * passes the lane wait (is_launcher), in the thread or in a caller that helps. */
+static void run_head(void)
+{
+    mcoll_async_job *job = head;
+    const int was_launcher = is_launcher;
+    atomic_fetch_sub(&nqueued, 1);
+    head = job->next;
+    if (!head) tail = NULL;
+    current = job;
+    pthread_mutex_unlock(&lock);
+    is_launcher = 1;
+    job->run(job);
+    is_launcher = was_launcher;
+    pthread_mutex_lock(&lock);
+    current = NULL;
+    /* After the run: a caller waiting for the lane may launch behind this job now. */
+    atomic_fetch_sub(&job->lane->queued, 1);
+    if (waiters) pthread_cond_broadcast(&idle);
+}
+
 static void *launcher(void *arg)
 {
-    mcoll_async_job *job;
     const uint64_t spin_ns = (uint64_t)mcoll_settings_get()->async_spin_us * 1000;
     (void)arg;
     is_launcher = 1;
@@ -67,18 +88,7 @@ static void *launcher(void *arg)
             asleep = 0;
         }
         if (!head) break;
-        job = head;
-        atomic_fetch_sub(&nqueued, 1);
-        head = job->next;
-        if (!head) tail = NULL;
-        current = job;
-        pthread_mutex_unlock(&lock);
-        job->run(job); /* driver calls: without the lock */
-        pthread_mutex_lock(&lock);
-        current = NULL;
-        /* After the run: a caller waiting for the lane may launch behind this job now. */
-        atomic_fetch_sub(&job->lane->queued, 1);
-        if (waiters) pthread_cond_broadcast(&idle);
+        run_head();
     }
     pthread_mutex_unlock(&lock);
     return NULL;
@@ -169,7 +179,6 @@ static int lane_in_queue(const mcoll_async_lane *lane)
 
 void mcoll_async_help(mcoll_async_lane *lane)
 {
-    mcoll_async_job *job;
     if (is_launcher || !atomic_load(&nqueued)) return;
     pthread_mutex_lock(&lock);
     for (;;) {
@@ -179,20 +188,7 @@ void mcoll_async_help(mcoll_async_lane *lane)
             waiters--;
         }
         if (!lane_in_queue(lane)) break;
-        job = head;
-        atomic_fetch_sub(&nqueued, 1);
-        head = job->next;
-        if (!head) tail = NULL;
-        current = job;
-        pthread_mutex_unlock(&lock);
-        /* The job launches behind the jobs before it: its own launch passes the lane wait. */
-        is_launcher = 1;
-        job->run(job);
-        is_launcher = 0;
-        pthread_mutex_lock(&lock);
-        current = NULL;
-        atomic_fetch_sub(&job->lane->queued, 1);
-        if (waiters) pthread_cond_broadcast(&idle);
+        run_head();
     }
     /* A thread asked to end waited for this runner; jobs queued meanwhile by other threads
      * signalled a thread that then waited for it too. */
