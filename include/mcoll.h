@@ -26,7 +26,7 @@ extern "C" {
 /* API version: changes only when the API does (the package's version, in the file VERSION, is
  * another number). mcoll_version() gives the API version of the library actually loaded. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 5
+#define MCOLL_API_VERSION_MINOR 6
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -107,6 +107,10 @@ typedef struct {
     int mps;                       /* 1 when this rank's GPU shares its contexts through MPS */
     /* API 0.4 */
     unsigned long long zero_copy_calls; /* collectives that ran zero-copy on window memory so far */
+    /* API 0.6: the protocol limits the ranks agreed on (the smallest rank's setting) */
+    size_t oneshot_max;            /* allreduce and reduce up to this many bytes run one-shot (MCOLL_ONESHOT_MAX) */
+    size_t ll_max;                 /* calls up to this many payload bytes take the LL protocol (MCOLL_LL_MAX,
+                                      at most what the team's LL slots hold) */
 } mcoll_comm_info_t;
 
 mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);

@@ -231,17 +231,32 @@ static void print_settings(const mb_report *rep, const mb_options *o)
         out(rep, "# %-17s off (-c 0): #wrong shows N/A\n", "check");
 }
 
+/* Allreduce and reduce up to this size run one-shot: what the ranks agreed on where mcoll's
+ * communicator is there, else what the environment asks for. */
+static size_t oneshot_max(const mb_ctx *ctx, size_t *ll_max)
+{
+    mcoll_comm_info_t info;
+    *ll_max = 0;
+    if (!ctx || !ctx->mcoll || mcoll_comm_info(ctx->mcoll, &info) != MCOLL_SUCCESS) return mb_oneshot_max();
+    *ll_max = info.ll_max;
+    return info.oneshot_max;
+}
+
 /* What the hbm columns count; shared: ranks share GPUs (1), not (0), not known yet (-1). */
-static void print_hbm(const mb_report *rep, int shared)
+static void print_hbm(const mb_report *rep, const mb_ctx *ctx, int shared)
 {
     static const char *const gpu[] = { "the busiest rank's, or all ranks' over the GPUs they share",
                                        "the busiest rank's", "all ranks' over the GPUs they share" };
-    char osm[32];
-    bench_format_bytes(mb_oneshot_max(), osm, sizeof osm);
+    char osm[32], llm[32];
+    size_t ll_max;
+    bench_format_bytes(oneshot_max(ctx, &ll_max), osm, sizeof osm);
+    bench_format_bytes(ll_max, llm, sizeof llm);
     out(rep, "# %-17s bytes a call moves through the busiest rank's GPU memory, from the algorithm's\n", "hbm");
     out(rep, "# %-17s byte count (benchmarks/README.md), in units of the size; hbmbw = bytes through\n", "");
     out(rep, "# %-17s one GPU's memory (%s) / time;\n", "", gpu[shared + 1]);
     out(rep, "# %-17s mcoll peers on the unicast engine; one-shot up to %s (MCOLL_ONESHOT_MAX)\n", "", osm);
+    if (ll_max)
+        out(rep, "# %-17s calls up to %s take the LL protocol (MCOLL_LL_MAX), counted here as one-shot\n", "", llm);
 }
 
 void mb_report_header(mb_report *rep, const mb_ctx *ctx)
@@ -285,7 +300,7 @@ void mb_report_header(mb_report *rep, const mb_ctx *ctx)
     print_env(rep, "NCCL_NVLS_ENABLE", "NCCL and mcoll use NVLink multicast where the hardware has it");
     print_env(rep, "MCOLL_NVLS", "auto");
     print_settings(rep, ctx->opt);
-    print_hbm(rep, ctx->ngpus < ctx->nranks);
+    print_hbm(rep, ctx, ctx->ngpus < ctx->nranks);
     for (int p = 0; p < MB_NPEERS; p++) {
         const mb_peer *peer = &ctx->peer[p];
         if (!peer->enabled)
@@ -378,7 +393,9 @@ static int hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_
                      double *gpu)
 {
     mb_hbm h;
-    if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, mb_oneshot_max(), &h) != 0)
+    size_t ll_max;
+    if (!r->ran ||
+        mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, oneshot_max(ctx, &ll_max), &h) != 0)
         return 0;
     *rank = mb_hbm_per_gpu(&h, ctx->nranks, ctx->nranks);
     *gpu = mb_hbm_per_gpu(&h, ctx->nranks, ctx->ngpus);
@@ -537,7 +554,7 @@ void mb_report_dry_run(const mb_options *o)
     print_settings_line(NULL, o);
     out(NULL, "# dry run: the settings below, nothing measured\n");
     print_settings(NULL, o);
-    print_hbm(NULL, -1);
+    print_hbm(NULL, NULL, -1);
     out(NULL, "# %-17s", "collectives");
     for (int c = 0; c < BENCH_NCOLLS; c++)
         if (o->coll[c])

@@ -70,6 +70,8 @@ mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info)
     info->gpu_sharers = t->sharing.sharers;
     info->mps = t->sharing.mps;
     info->zero_copy_calls = comm->zero_copy_calls;
+    info->oneshot_max = t->dev.oneshot_max;
+    info->ll_max = t->dev.ll_max;
     return MCOLL_SUCCESS;
 }
 

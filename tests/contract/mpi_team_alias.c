@@ -6,6 +6,7 @@
  * multicast switched on the real object wins and no alias is made. */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include "config.h"
 #include "contract/kernel_view.h"
 #include "contract/team_common.h"
 
@@ -25,6 +26,9 @@ static void alias_case(const char *name, mcoll_tristate nvls, size_t buffer_size
     if (comm) {
         const mcoll_dev_team *t = &comm->team->dev;
         CHECK(mcoll_comm_info(comm, &info) == MCOLL_SUCCESS);
+        /* The agreed limits, as the kernels see them. */
+        CHECK(info.oneshot_max == t->oneshot_max && info.oneshot_max == mcoll_settings_get()->oneshot_max);
+        CHECK(info.ll_max == t->ll_max && info.ll_max <= mcoll_settings_get()->ll_max);
         if (nvls == MCOLL_OFF) {
             CHECK(strstr(info.nvls_reason, "multimem emulated") != NULL);
             CHECK(info.engine == MCOLL_ENGINE_UNICAST);
