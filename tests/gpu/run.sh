@@ -107,6 +107,9 @@
 # Environment: OUT, MPIRUN (default mpirun), MCOLL_CUDA_ARCH (e.g. sm_90; default from
 # nvidia-smi), MCOLL_DEBUG (default WARN), CONFIGURE_ARGS (extra ./configure arguments),
 # MCOLL_COMMIT (the commit to name in the summary, where the copy's git history is not current).
+# The summary also names the tree that ran by its content (`tree` below): the same id as
+# `git rev-parse --short=12 COMMIT^{tree}` of the commit it was copied from, whatever the copy's
+# own git history says.
 set -u
 
 ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
@@ -219,11 +222,23 @@ trap 'stop_running; mps_stop' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The id of the files that ran (tracked, and untracked ones git does not ignore), through a
+# scratch index: the real index and the files are not touched.
+tree_id() {
+    local idx
+    idx=$(mktemp) || return 0
+    if GIT_INDEX_FILE=$idx git -C "$SRCDIR" add -A >/dev/null 2>&1; then
+        GIT_INDEX_FILE=$idx git -C "$SRCDIR" write-tree 2>/dev/null | cut -c1-12
+    fi
+    rm -f "$idx"
+}
+TREE_ID=$(tree_id)
+
 # --- the machine ----------------------------------------------------------------------------
 {
     echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "host:      $(hostname 2>/dev/null)"
-    echo "source:    $SRCDIR ($(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null || echo 'no git'); commit ${MCOLL_COMMIT:-as git says})"
+    echo "source:    $SRCDIR ($(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null || echo 'no git'); commit ${MCOLL_COMMIT:-as git says}; tree ${TREE_ID:-unknown})"
     echo "steps:     $STEPS; NP: $NPS; MPS: $MPS_MODE; program args: ${PROG_ARGS[*]:-none}"
     echo "env:       NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE MCOLL_DEBUG=$MCOLL_DEBUG MCOLL_NVLS=${MCOLL_NVLS-unset}" \
          "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY-unset}"
@@ -932,7 +947,7 @@ failed=0
 {
     echo "GPUs:  $NGPUS${GPU_MODEL:+ ($GPU_MODEL)}; driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
     echo "MPS:   $MPS_LINE"
-    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; ${MCOLL_COMMIT:-$(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null)}"
+    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; ${MCOLL_COMMIT:-$(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null)}; tree ${TREE_ID:-unknown}"
     printf '%-10s %-10s %-11s %-6s %7s  %s\n' step ranks/GPUs MPS result seconds "key figure"
     for i in "${!R_STEP[@]}"; do
         printf '%-10s %-10s %-11s %-6s %7s  %s\n' "${R_STEP[$i]}" "${R_RG[$i]}" "${R_MPS[$i]}" "${R_RES[$i]}" \
