@@ -225,12 +225,12 @@ trap 'exit 143' TERM
 # The id of the files that ran (tracked, and untracked ones git does not ignore), through a
 # scratch index: the real index and the files are not touched.
 tree_id() {
-    local idx
-    idx=$(mktemp) || return 0
-    if GIT_INDEX_FILE=$idx git -C "$SRCDIR" add -A >/dev/null 2>&1; then
-        GIT_INDEX_FILE=$idx git -C "$SRCDIR" write-tree 2>/dev/null | cut -c1-12
+    local dir
+    dir=$(mktemp -d) || return 0
+    if GIT_INDEX_FILE=$dir/index git -C "$SRCDIR" add -A >/dev/null 2>&1; then
+        GIT_INDEX_FILE=$dir/index git -C "$SRCDIR" write-tree 2>/dev/null | cut -c1-12
     fi
-    rm -f "$idx"
+    rm -rf "$dir"
 }
 TREE_ID=$(tree_id)
 
