@@ -6,9 +6,10 @@
  *   - waiting for a lane returns only once every job queued on it before has run (a job that
  *     takes a while is still running when the wait starts), while other lanes' jobs may still
  *     be queued; at once in the launcher thread and for an empty lane;
- *   - after a job the thread polls for MCOLL_ASYNC_SPIN_US (set to 5 ms here): a submit then
- *     signals nothing; after that it sleeps (no polling): a submit to a sleeping thread signals
- *     it once, submits while it is busy signal nothing;
+ *   - after a job the thread polls for MCOLL_ASYNC_SPIN_US (100 ms here, so that a loaded
+ *     machine still submits within it): a submit then signals nothing; after that it sleeps (no
+ *     polling): a submit to a sleeping thread signals it once, submits while it is busy signal
+ *     nothing;
  *   - shutdown runs what is still queued, then joins; a later submit starts a new thread;
  *   - fork with jobs queued: the child abandons them (each once, none runs there, its lanes are
  *     empty) and can start a thread of its own; the parent runs each exactly once. */
@@ -125,11 +126,11 @@ static void test_help(void)
     reset();
     CHECK(submit(0, 0, 20000) == 0);
     CHECK(submit(1, 1, 0) == 0);
-    CHECK(submit(2, 2, 20000) == 0);
-    CHECK(submit(3, 0, 20000) == 0);
+    CHECK(submit(2, 2, 100000) == 0);
+    CHECK(submit(3, 0, 100000) == 0);
     mcoll_async_wait_lane(&lanes[1]);       /* helps, then waits for a job 1 the thread took */
     CHECK(atomic_load(&jobs[1].runs) == 1);
-    CHECK(atomic_load(&jobs[3].runs) == 0); /* after job 2's 20 ms, and not by this caller */
+    CHECK(atomic_load(&jobs[3].runs) == 0); /* after job 2's 100 ms, and not by this caller */
     mcoll_async_help(&lanes[1]);            /* nothing of lane 1 left: returns at once */
     CHECK(atomic_load(&jobs[3].runs) == 0);
     mcoll_async_wait_lane(&lanes[0]);
@@ -144,7 +145,7 @@ static void test_spin(void)
     CHECK(submit(0, 0, 0) == 0);
     wait_all(1);
     mcoll_async_counts(&s0, &g0);
-    CHECK(submit(1, 0, 0) == 0); /* well within 5 ms */
+    CHECK(submit(1, 0, 0) == 0); /* well within 100 ms */
     wait_all(2);
     mcoll_async_counts(&s1, &g1);
     CHECK(g1 == g0);
@@ -157,7 +158,7 @@ static void test_sleeps(void)
     reset();
     CHECK(submit(0, 0, 0) == 0);
     wait_all(1);
-    sleep_us(20000); /* time to fall asleep */
+    sleep_us(300000); /* time to end the poll and fall asleep */
     mcoll_async_counts(&s0, &g0);
     sleep_us(50000);
     mcoll_async_counts(&s1, &g1);
@@ -221,7 +222,7 @@ static void test_fork(void)
 int main(void)
 {
     main_thread = pthread_self();
-    setenv("MCOLL_ASYNC_SPIN_US", "5000", 1); /* read when the thread starts */
+    setenv("MCOLL_ASYNC_SPIN_US", "100000", 1); /* read when the thread starts */
     mcoll_async_wait_lane(&lanes[0]); /* nothing queued, no thread: returns */
     CHECK(!mcoll_async_running());
     test_order_and_lanes();
