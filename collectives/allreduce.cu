@@ -15,10 +15,10 @@ int mcoll_launch_allreduce_direct(const mcoll_dev_team *send, const mcoll_dev_te
                                   mcoll_dtype dtype, mcoll_op op, void *stream) {
     if (!send || !mcoll::reduce_supported(dtype, op)) return MCOLL_LAUNCH_UNSUPPORTED;
     if (count == 0) return MCOLL_LAUNCH_OK;
-    const size_t bytes = mcoll::dtype_span(dtype, count), n = (size_t)send->size;
+    const size_t bytes = mcoll::dtype_span(dtype, count);
     mcoll::ReduceCall c = mcoll::reduce_call(send, nullptr, nullptr, bytes, -1);
     /* Always sliced: one 16-byte aligned slice per rank, whatever the size. */
-    c.slot_bytes = ((bytes + n - 1) / n + 15) & ~(size_t)15;
+    c.slot_bytes = mcoll::slice16(bytes, (size_t)send->size);
     c.nslots = send->size;
     c.two_shot = 1;
     c.red_slot = send->rank;

@@ -5,6 +5,7 @@
  * into every non-root data area, barrier, the non-root ranks copy out. Nothing is stored into
  * root on the unicast layer; multimem's st reaches root too, where nobody reads it. */
 #include "push_run.cuh"
+#include "schedule.cuh"
 
 int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *buf, size_t bytes,
                        int root, void *stream) {
@@ -23,8 +24,7 @@ int mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *bu
         c.push_slot = is_root ? 0 : -1;
         c.scatter_root = -1;
     } else {
-        const size_t m = (size_t)team->size - 1;
-        c.slot_bytes = ((bytes + m - 1) / m + 15) & ~(size_t)15;
+        c.slot_bytes = mcoll::slice16(bytes, (size_t)team->size - 1);
         c.nslots = team->size - 1;
         c.push_slot = is_root ? -1 : (team->rank - root - 1 + team->size) % team->size;
         c.scatter_root = root;

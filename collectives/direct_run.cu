@@ -67,11 +67,10 @@ int launch(const mcoll_dev_team *team, const DirectCall &call, size_t slot_bytes
 int mcoll_launch_bcast_direct(const mcoll_dev_team *buf, size_t bytes, int root, void *stream) {
     if (!buf || root < 0 || root >= buf->size) return MCOLL_LAUNCH_UNSUPPORTED;
     if (bytes == 0 || buf->size == 1) return MCOLL_LAUNCH_OK;
-    /* A 16-byte aligned slice per non-root rank, which loads it from root. On two ranks one
-     * rank alone would copy the whole message with its max_blocks blocks while root's blocks wait at
-     * the barrier: root takes the second half and stores it itself (its port still carries
-     * each byte once: half loaded by the other rank, half stored by root). */
-    const size_t m = buf->size == 2 ? 2 : (size_t)buf->size - 1, slot = ((bytes + m - 1) / m + 15) & ~(size_t)15;
+    /* A 16-byte aligned slice per non-root rank, which loads it from root; on two ranks root
+     * takes the second half and stores it itself (direct_slices; its port still carries each
+     * byte once: half loaded by the other rank, half stored by root). */
+    const size_t m = (size_t)mcoll::direct_slices(buf->size), slot = mcoll::slice16(bytes, m);
     mcoll::DirectCall c = {nullptr, 0, 0, root, 0};
     const size_t k = (size_t)((buf->rank - root - 1 + buf->size) % buf->size); /* root: size - 1 */
     if (k < m) {

@@ -68,7 +68,7 @@ constexpr size_t kHeaderBytes = 16 * MCOLL_MAX_RANKS;
  * the first blocks). A multiple of 16, so parts start 16-byte aligned in the piece. */
 MCOLL_HD size_t piece_span(const ExchangeSched &s, size_t len) {
     if (s.span) return s.span;
-    const size_t per = ((len + (size_t)s.blocks - 1) / (size_t)s.blocks + 15) & ~(size_t)15;
+    const size_t per = slice16(len, (size_t)s.blocks);
     return per > kBlockBytes ? per : kBlockBytes;
 }
 
@@ -134,7 +134,7 @@ inline int make_exchange_sched(const mcoll_dev_team *t, const ExchangeCall &c, E
     const size_t len = c.max_len ? c.max_len : 1;
     size_t blocks = (len + kBlockBytes - 1) / kBlockBytes;
     if (blocks > (size_t)rows) blocks = (size_t)rows;
-    s->span = ((len + blocks - 1) / blocks + 15) & ~(size_t)15;
+    s->span = slice16(len, blocks);
     s->blocks = (int)((len + s->span - 1) / s->span);
     return 0;
 }

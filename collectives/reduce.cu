@@ -25,10 +25,9 @@ int mcoll_launch_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team 
     if (root_recv_at != (size_t)-1 && root_recv_at >= ((uint64_t)1 << 62)) return MCOLL_LAUNCH_UNSUPPORTED;
     const size_t bytes = mcoll::dtype_span(dtype, count);
     mcoll::ReduceCall c = mcoll::reduce_call(send, nullptr, nullptr, bytes, root);
-    /* Always sliced: a slice per non-root rank, and on two ranks one each. */
-    const size_t n = send->size == 2 ? 2 : (size_t)send->size - 1;
-    c.slot_bytes = ((bytes + n - 1) / n + 15) & ~(size_t)15;
-    c.nslots = (int)n;
+    /* Always sliced, as direct_slices says. */
+    c.nslots = mcoll::direct_slices(send->size);
+    c.slot_bytes = mcoll::slice16(bytes, (size_t)c.nslots);
     c.two_shot = 1;
     c.red_slot = -1;
     if (send->rank == root && root_recv_at != (size_t)-1)

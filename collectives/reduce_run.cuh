@@ -102,8 +102,7 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
         c.red_slot = 0;
     } else {
         const int slices = root >= 0 ? t->size - 1 : t->size;
-        const size_t n = (size_t)slices;
-        c.slot_bytes = ((bytes + n - 1) / n + 15) & ~(size_t)15;
+        c.slot_bytes = slice16(bytes, (size_t)slices);
         c.nslots = slices;
         c.two_shot = 1;
         c.red_slot = root < 0 ? t->rank : t->rank == root ? -1 : (t->rank - root - 1 + t->size) % t->size;

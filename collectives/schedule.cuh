@@ -28,6 +28,14 @@ namespace mcoll {
 #define MCOLL_HD __host__ __device__ __forceinline__
 #endif
 
+/* The size of each of `parts` slices of `bytes`, a whole number of 16-byte packs (the last slice
+ * is the shorter), so that every slice starts 16-byte aligned. */
+MCOLL_HD size_t slice16(size_t bytes, size_t parts) { return ((bytes + parts - 1) / parts + 15) & ~(size_t)15; }
+
+/* Zero-copy reduce and bcast cut a slice per non-root rank, and on two ranks one for each: one
+ * rank alone would do the whole transfer while root's blocks waited at the barrier. */
+MCOLL_HD int direct_slices(int size) { return size == 2 ? 2 : size - 1; }
+
 /* Bytes of slot q (slots of slot_bytes cut from total bytes) inside [off, off + len). */
 MCOLL_HD size_t slot_part(size_t total, size_t slot_bytes, int q, size_t off, size_t len) {
     const size_t start = (size_t)q * slot_bytes;
@@ -69,7 +77,7 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     size_t blocks = (slot_bytes + kBlockBytes - 1) / kBlockBytes;
     if (blocks > (size_t)rows) blocks = (size_t)rows;
     if (blocks < 1) blocks = 1;
-    s->span = ((slot_bytes + blocks - 1) / blocks + 15) & ~(size_t)15;
+    s->span = slice16(slot_bytes, blocks);
     s->blocks = (int)((slot_bytes + s->span - 1) / s->span);
     if (s->blocks < 1) s->blocks = 1;
     return 0;
