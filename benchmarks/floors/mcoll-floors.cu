@@ -124,21 +124,6 @@ __global__ void echo_any_kernel(volatile unsigned long long *in, volatile unsign
     }
 }
 
-/* Echoes every new value of *in into *out until it reads ~0 (host memory, both mapped). */
-__global__ void echo_kernel(volatile unsigned long long *in, volatile unsigned long long *out)
-{
-    unsigned long long seen = 0;
-    for (;;) {
-        unsigned long long v = *in;
-        if (v == ~0ull) return;
-        if (v != seen) {
-            seen = v;
-            *out = v;
-            __threadfence_system();
-        }
-    }
-}
-
 static double now_us()
 {
     using namespace std::chrono;
@@ -247,31 +232,15 @@ static double time_copies(cudaStream_t s, int n, void *dev, void *host, cudaMemc
     return (now_us() - t0) / n;
 }
 
-/* Microseconds per round trip through a resident kernel, host clock. */
-static double time_echo(cudaStream_t s, int n, volatile unsigned long long *words, unsigned long long *dwords)
-{
-    words[0] = words[1] = 0;
-    echo_kernel<<<1, 1, 0, s>>>(dwords, dwords + 1);
-    for (unsigned long long v = 1; words[1] != v;) words[0] = v; /* the kernel is running */
-    double t0 = now_us();
-    for (unsigned long long v = 2; v < (unsigned long long)n + 2; v++) {
-        words[0] = v;
-        while (words[1] != v) {
-        }
-    }
-    double t = (now_us() - t0) / n;
-    words[0] = ~0ull;
-    CHECK(cudaStreamSynchronize(s));
-    return t;
-}
-
-/* Microseconds per round trip through echo_any_kernel, host clock. words: 2 + kSlotWords, mapped. */
+/* Microseconds per round trip through a resident kernel (echo_any_kernel), host clock. words:
+ * 2 + kSlotWords, mapped. */
 static double time_echo_any(cudaStream_t s, int n, echo_kind k, volatile unsigned long long *words,
                             unsigned long long *dwords)
 {
     const auto post = [&](unsigned long long v) {
-        for (int i = 0; i < kSlotWords; i++) /* the slot first */
-            words[2 + i] = k == ECHO_SLOT || k == ECHO_SLOT_WARP ? (v << 32 | (unsigned)i) : v;
+        if (k != ECHO_WORD)
+            for (int i = 0; i < kSlotWords; i++) /* the slot first */
+                words[2 + i] = k == ECHO_READ ? v : (v << 32 | (unsigned)i);
         words[0] = v;
     };
     for (int i = 0; i < 2 + kSlotWords; i++) words[i] = 0;
@@ -397,7 +366,7 @@ int main(int argc, char **argv)
                        time_host_calls(s, n, HOST_EVENT_CREATE, marker),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyDeviceToHost),
                        time_copies(s, n, dbuf, hbuf, cudaMemcpyHostToDevice),
-                       time_echo(s, n, hwords, dwords),
+                       time_echo_any(s, n, ECHO_WORD, hwords, dwords),
                        time_queries(s, n, QUERY_POINTER, dbuf, (CUevent)marker),
                        time_queries(s, n, QUERY_STREAM, dbuf, (CUevent)marker),
                        time_queries(s, n, QUERY_LEGACY, dbuf, (CUevent)marker),

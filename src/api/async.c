@@ -6,8 +6,8 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 #include "async.h"
+#include "clock.h"
 #include "config.h"
 #include "log.h"
 
@@ -22,24 +22,17 @@ static int asleep;                    /* the thread waits on `wake` */
 static int waiters;                   /* callers waiting on `idle` */
 static mcoll_async_job *head, *tail;  /* queued, oldest first */
 static atomic_int nqueued;            /* jobs in that queue: a test without the lock */
-static mcoll_async_job *current;      /* the job the thread runs now */
+static mcoll_async_job *current;      /* the job being run (by the thread or a helping caller) */
 static unsigned long sleeps, signals;
 static _Thread_local int is_launcher;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Without the lock: poll the queue for up to `ns` (MCOLL_ASYNC_SPIN_US) before the thread
  * sleeps. A nonblocking call in a steady loop then finds the thread awake: its submit signals
  * nothing, and its launch starts at once instead of after a wake-up of several microseconds. */
 static void stay_awake(uint64_t ns)
 {
-    const uint64_t since = now_ns();
-    while (!atomic_load_explicit(&nqueued, memory_order_relaxed) && now_ns() - since < ns) {
+    const uint64_t since = mcoll_now_ns();
+    while (!atomic_load_explicit(&nqueued, memory_order_relaxed) && mcoll_now_ns() - since < ns) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif

@@ -1,8 +1,8 @@
 /* The resident kernel's host side (resident.h): the ring, the kernel's (re)launch, the wait. */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
-#include <time.h>
 #include "checks.h"
+#include "clock.h"
 #include "comm_internal.h"
 #include "config.h"
 #include "resident.h"
@@ -92,13 +92,8 @@ static mcoll_result wait_done(mcoll_comm *comm, uint64_t n)
     return rc;
 }
 
-/* Microseconds on a monotonic clock, for the TRACE line of each call. */
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e6 + ts.tv_nsec * 1e-3;
-}
+/* Microseconds, for the TRACE line of each call. */
+static double now_us(void) { return (double)mcoll_now_ns() * 1e-3; }
 
 int mcoll_resident_run(mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result *rc)
 {

@@ -92,11 +92,13 @@ static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
     return rc;
 }
 
+static mcoll_nbop *op_of(mcoll_async_job *job) { return (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job)); }
+
 /* The launcher thread's part of a queued start (async.h): what the caller would have done after
  * deciding, in the caller's context. A failure is the request's error, found by its next test. */
 static void run_queued(mcoll_async_job *job)
 {
-    mcoll_nbop *op = (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job));
+    mcoll_nbop *op = op_of(job);
     mcoll_call e = op->call;
     mcoll_result rc;
     mcoll_ctx_enter(op->launch_ctx); /* left current: the next job most likely wants it too */
@@ -112,7 +114,7 @@ static void run_queued(mcoll_async_job *job)
 /* In a forked child: the parent's thread launches this one, the child never will. */
 static void abandon_queued(mcoll_async_job *job)
 {
-    mcoll_nbop *op = (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job));
+    mcoll_nbop *op = op_of(job);
     op->error = MPI_ERR_OTHER;
     atomic_store_explicit(&op->queued, 0, memory_order_release);
 }

@@ -11,17 +11,17 @@
  *
  * Operations advance in steps, each a cheap query, whenever the application calls an MPI
  * completion function (the wrappers in completion.c call mcoll_requests_progress first):
- *   engine   the call queues its launch to the launcher thread (src/api/async.h; QUEUED until
- *            the thread has launched the kernel on the team's stream and recorded an event after
- *            it), or with MCOLL_ASYNC_START=0 launches it itself; KERNEL until the event has
- *            passed (then, for a host receive buffer at a reduce's root, which always launches in
- *            the caller, COPY_OUT from device scratch memory);
+ *   engine   the call launches the kernel on the team's stream and records an event after it, or
+ *            with MCOLL_ASYNC_START=1 queues that to the launcher thread (src/api/async.h; QUEUED
+ *            until it has been done); KERNEL until the event has passed (then, for a host receive
+ *            buffer at a reduce's root, which always launches in the caller, COPY_OUT from device
+ *            scratch memory);
  *   staged   the device-to-host copy is waited for at the call and the MPI's nonblocking call
  *            made on pinned host memory, so the MPI part is posted before the call returns (MPI
  *            then progresses it in any MPI call, as its progress rule requires); MPI until that
  *            request completes, then COPY_OUT (host-to-device copies and an event).
  * A finished operation's generalized request is completed (MPI_Grequest_complete); the
- * completion call that sees it reads its status and frees it. The launcher thread only
+ * completion call that sees it reads its status and frees it. The launcher thread, when on, only
  * launches; progress happens in the completion calls. */
 #ifndef MCOLL_REQUEST_H
 #define MCOLL_REQUEST_H

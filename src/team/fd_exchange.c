@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "agree.h"
+#include "clock.h"
 #include "fd_exchange.h"
 #include "log.h"
 
@@ -83,12 +84,7 @@ void mcoll_fd_exchange_set_test_hooks(const mcoll_fd_exchange_test_hooks *h)
     else memset(&hooks, 0, sizeof hooks);
 }
 
-static long now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
+static long now_ms(void) { return (long)(mcoll_now_ns() / 1000000u); }
 
 /* The single form of every failure: which peer, which step, what error. */
 static void warn_peer(const char *step, int peer, int err, const char *detail)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "checks.h"
+#include "clock.h"
 #include "watchdog.h"
 
 /* How often the peers are looked at, and how long a process may keep running once a flag is
@@ -20,12 +21,7 @@ static mcoll_watch *watched;
 static pthread_t thread;
 static int running, stopping;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now_s(void) { return (double)mcoll_now_ns() * 1e-9; }
 
 static void raise_flag(mcoll_watch *w, double now)
 {
