@@ -5,7 +5,7 @@
 #include <strings.h>
 
 static const char *const names[BENCH_NCOLLS] = {
-    "allreduce", "bcast", "reduce", "reduce_scatter", "allgather"
+    "allreduce", "bcast", "reduce", "reduce_scatter", "allgather", "barrier"
 };
 
 const char *bench_coll_name(bench_coll c)
@@ -88,6 +88,8 @@ int bench_shape_for(bench_coll c, size_t bytes, size_t elem, int nranks, int ran
         s->recv_elems = s->count * n;
         s->bytes = s->recv_elems * elem;
         break;
+    case BENCH_BARRIER:
+        return 0;
     default:
         return -1;
     }

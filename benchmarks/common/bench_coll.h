@@ -1,4 +1,4 @@
-/* The five collectives the benchmarks measure: names, element counts for a size, the bus
+/* The collectives the benchmarks measure (the five with buffers, and barrier): names, element counts for a size, the bus
  * bandwidth factor, and the inputs and expected results of a correctness check.
  *
  * Sizes are counted as nccl-tests counts them: allreduce, bcast and reduce by the buffer;
@@ -13,7 +13,9 @@
 #include "bench_dtype.h"
 
 typedef enum {
-    BENCH_ALLREDUCE, BENCH_BCAST, BENCH_REDUCE, BENCH_REDUCE_SCATTER, BENCH_ALLGATHER, BENCH_NCOLLS
+    BENCH_ALLREDUCE, BENCH_BCAST, BENCH_REDUCE, BENCH_REDUCE_SCATTER, BENCH_ALLGATHER,
+    BENCH_BARRIER, /* no buffers: one row of size 0 per run */
+    BENCH_NCOLLS
 } bench_coll;
 
 #define BENCH_ROOT 0
@@ -41,7 +43,8 @@ typedef struct {
 } bench_shape;
 
 /* Shape of rank `rank`'s call moving `bytes` of `elem`-byte elements over `nranks` ranks.
- * Returns -1 when the size holds less than one element (per rank, where counts are per rank). */
+ * Returns -1 when the size holds less than one element (per rank, where counts are per rank).
+ * Barrier's shape is empty (no elements, 0 bytes) at every size. */
 int bench_shape_for(bench_coll c, size_t bytes, size_t elem, int nranks, int rank, bench_shape *s);
 
 /* MPI_Reduce_scatter with per-rank counts, split as OSU's osu_reduce_scatter splits a vector of

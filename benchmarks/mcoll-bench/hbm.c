@@ -79,7 +79,7 @@ int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in
                  mb_hbm *out)
 {
     const double S = (double)bytes;
-    if (nranks < 1)
+    if (nranks < 1 || coll == BENCH_BARRIER) /* barrier moves no data */
         return -1;
     if (path == MB_PATH_STAGED) {
         staged(coll, S, nranks, in_place, oneshot_max, out);

@@ -60,8 +60,8 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
             /* Sizes below one element per rank, or equal to the last after rounding down to
              * whole elements per rank, add no row. */
             if (bench_shape_for(op.coll, size[i], ctx->dtype->size, ctx->nranks, ctx->rank, &op.shape) != 0 ||
-                op.shape.bytes == last_bytes)
-                continue;
+                (!first && op.shape.bytes == last_bytes))
+                continue; /* barrier's shape is the same at every size: one row */
             last_bytes = op.shape.bytes;
             op.shape.root = o->root;
             op.shape.op = o->op;
@@ -71,7 +71,7 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
             memset(split, 0, sizeof split);
             /* Every peer out of place, then every peer in place, as nccl-tests orders them. */
             for (int place = 0; place < 2; place++) {
-                if (!(o->places & (place ? MB_IN_PLACE : MB_OUT_OF_PLACE)))
+                if (!(o->places & (place ? MB_IN_PLACE : MB_OUT_OF_PLACE)) || (place && c == BENCH_BARRIER))
                     continue;
                 op.in_place = place;
                 for (int p = 0; p < MB_NPEERS; p++) {

@@ -41,6 +41,9 @@ int mb_mcoll_call(mb_ctx *ctx, const mb_op *op, void *d_send, void *d_recv, char
     case BENCH_ALLGATHER:
         rc = mcoll_allgather(send, d_recv, n, t, ctx->mcoll, ctx->stream);
         break;
+    case BENCH_BARRIER:
+        rc = mcoll_barrier(ctx->mcoll, ctx->stream);
+        break;
     default:
         break;
     }

@@ -53,6 +53,8 @@ static int mpi_call(mb_ctx *ctx, const mb_op *op, int pmpi, const void *send, vo
                     : MPI_Reduce_scatter_block(send, recv, n, t, mop, comm);
     case BENCH_ALLGATHER:
         return pmpi ? PMPI_Allgather(send, n, t, recv, n, t, comm) : MPI_Allgather(send, n, t, recv, n, t, comm);
+    case BENCH_BARRIER:
+        return pmpi ? PMPI_Barrier(comm) : MPI_Barrier(comm);
     default:
         return MPI_ERR_OTHER;
     }

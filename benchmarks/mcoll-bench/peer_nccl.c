@@ -143,6 +143,9 @@ static int launch(mb_ctx *ctx, const mb_op *op, char *err, size_t len)
         r = nc->all_gather(ip ? recv + (size_t)ctx->rank * n * es : ctx->d_send, recv, n, nc->dtype, nc->comm,
                            ctx->stream);
         break;
+    case BENCH_BARRIER:
+        snprintf(err, len, "NCCL has no barrier");
+        return -1;
     default:
         break;
     }

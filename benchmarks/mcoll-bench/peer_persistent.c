@@ -43,6 +43,7 @@ static int build(mb_ctx *ctx, const mb_op *op)
     case BENCH_REDUCE_SCATTER:
         return PINIT(Reduce_scatter_block)(send, recv, n, t, mop, comm, MPI_INFO_NULL, r);
     case BENCH_ALLGATHER: return PINIT(Allgather)(send, n, t, recv, n, t, comm, MPI_INFO_NULL, r);
+    case BENCH_BARRIER: return PINIT(Barrier)(comm, MPI_INFO_NULL, r);
     default: return MPI_ERR_OTHER;
     }
 }

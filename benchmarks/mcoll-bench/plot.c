@@ -14,7 +14,8 @@
  * only those were measured. */
 static int plotted(const mb_report *rep, const mb_row *r)
 {
-    return r->in_place == rep->plot_in_place;
+    /* Barrier's one point is at size 0, which the log-scaled size axis cannot show. */
+    return r->in_place == rep->plot_in_place && r->coll != BENCH_BARRIER;
 }
 
 static int has_data(const mb_report *rep, bench_coll c, int peer)

@@ -339,6 +339,10 @@ static void print_columns(const mb_report *rep)
 
 static void print_block_title(const mb_report *rep, bench_coll coll, const mb_options *o, int nranks)
 {
+    if (coll == BENCH_BARRIER) {
+        out(rep, "# barrier: no data; one row (size 0), out of place; time per call\n");
+        return;
+    }
     out(rep, "# %s: %s, %s", bench_coll_name(coll), o->dtype->name,
         bench_coll_reduces(coll) ? bench_op_name(o->op) : "no op");
     if (bench_coll_has_root(coll))
@@ -378,8 +382,12 @@ static void print_place(const mb_report *rep, const mb_result *r, double bytes, 
         return;
     }
     number(r->median_us, 7, t, sizeof t);
-    number(bytes / r->median_us / 1e3, 6, a, sizeof a);
-    number(bytes / r->median_us / 1e3 * factor, 6, b, sizeof b);
+    snprintf(a, sizeof a, "-");
+    snprintf(b, sizeof b, "-");
+    if (bytes > 0) { /* barrier moves no bytes: no bandwidth */
+        number(bytes / r->median_us / 1e3, 6, a, sizeof a);
+        number(bytes / r->median_us / 1e3 * factor, 6, b, sizeof b);
+    }
     if (r->wrong < 0)
         snprintf(w, sizeof w, "%6s", "N/A");
     else
@@ -414,8 +422,10 @@ static void record(mb_report *rep, const mb_ctx *ctx, const mb_op *op, int peer,
     row.res = *r;
     row.algbw = (double)s->bytes / r->median_us / 1e3;
     row.busbw = row.algbw * bench_busbw_factor(op->coll, ctx->nranks);
-    rep->busbw_sum[peer] += row.busbw;
-    rep->busbw_rows[peer]++;
+    if (s->bytes > 0) {
+        rep->busbw_sum[peer] += row.busbw;
+        rep->busbw_rows[peer]++;
+    }
     if (r->wrong >= 0) {
         rep->wrong += r->wrong;
         rep->checked = 1;

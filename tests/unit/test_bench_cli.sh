@@ -175,7 +175,7 @@ if expect_status 0 "$name" "$MB" --dry-run; then
     expect_line "$name" "# nThread 1 nGpus 1 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 10 iters: 100 agg iters: 1 validation: 1 graph: 1"
     expect_line "$name" "# datatype          float (MPI_FLOAT, nccl-tests float), op sum, root 0"
     expect_line "$name" "# places            out of place, then in place (MPI_IN_PLACE; NCCL: the same buffer)"
-    expect_line "$name" "# collectives       allreduce bcast reduce reduce_scatter allgather"
+    expect_line "$name" "# collectives       allreduce bcast reduce reduce_scatter allgather barrier"
     expect_line "$name" "# peers             mcoll mcoll-window mcoll-graph mcoll-mpi mcoll-persistent nccl nccl-graph staged"
     expect_text "$name" "time = the slowest rank (-a 3)"
     expect_line "$name" "$COLUMNS_LINE"
