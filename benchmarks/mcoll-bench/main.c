@@ -78,11 +78,7 @@ static void sweep(mb_ctx *ctx, mb_report *rep)
                     if (!ctx->peer[p].enabled || !ctx->peer[p].ready)
                         continue;
                     /* mcoll-mpi's calls on a communicator spanning NVLink domains: their split. */
-                    if (p == MB_MCOLL_MPI)
-                        mb_split_begin(ctx);
-                    mb_measure(ctx, p, &op, &res[place][p]);
-                    if (p == MB_MCOLL_MPI)
-                        mb_split_end(ctx, &split[place]);
+                    mb_measure(ctx, p, &op, &res[place][p], p == MB_MCOLL_MPI ? &split[place] : NULL);
                 }
             }
             if (ctx->rank == 0) {

@@ -150,7 +150,7 @@ static int batch_length(const mb_ctx *ctx, double probe_us)
     return fit < 1 ? 1 : (int)ceil(fit);
 }
 
-void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
+void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res, mb_split *split)
 {
     const mb_peer *p = &ctx->peer[peer_id];
     const mb_options *o = ctx->opt;
@@ -210,8 +210,12 @@ void mb_measure(mb_ctx *ctx, int peer_id, const mb_op *op, mb_result *res)
     if (!mine)
         bench_fatal(__FILE__, __LINE__, "out of host memory");
     batch = mine + o->reps;
+    if (split)
+        mb_split_begin(ctx);
     for (int b = 0; b < o->reps; b++)
         mine[b] = time_batch(ctx, p, op, n, exec, o->graph_launches);
+    if (split)
+        mb_split_end(ctx, split);
     combine(ctx, mine, batch, o->reps);
     bench_summary s = bench_summarize(batch, o->reps);
     free(mine);

@@ -14,6 +14,7 @@
 #define MB_MEASURE_H
 
 #include "context.h"
+#include "split.h"
 
 typedef struct {
     int ran;            /* 0: the peer could not run this point; note says why */
@@ -25,6 +26,8 @@ typedef struct {
 } mb_result;
 
 /* Collective over the context's communicator. */
-void mb_measure(mb_ctx *ctx, int peer, const mb_op *op, mb_result *res);
+/* With `split` (mcoll-mpi), the time split of the timed batches' hierarchical calls, without the
+ * first, warm-up and check calls (the first builds the domains' teams). */
+void mb_measure(mb_ctx *ctx, int peer, const mb_op *op, mb_result *res, mb_split *split);
 
 #endif /* MB_MEASURE_H */
