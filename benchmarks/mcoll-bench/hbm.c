@@ -75,12 +75,38 @@ static int zero_copy(bench_coll c, double S, int n, int in_place, mb_hbm *h)
     }
 }
 
+/* The LL protocol (collectives/ll.cuh) moves a payload P (S; a block, S/n, for reduce_scatter and
+ * allgather) as 16-byte lines of 8 data bytes: a receiver's slots are written 2P by each sender
+ * and read 2P at least (once, if the data is there at the first poll; every further poll reads
+ * again). Allreduce: input P, n senders' lines written 2nP and read 2nP, result P: (4n + 2) P.
+ * Reduce: root the same, the others their input P. Bcast: root reads P; the others 2P + 2P + P.
+ * Reduce_scatter: my n blocks read S, n blocks' lines written and read 4S, my block out S/n.
+ * Allgather: my block read S/n, every rank's lines 4S, the whole vector out S. */
+static double ll_payload(bench_coll c, double S, int n)
+{
+    return c == BENCH_REDUCE_SCATTER || c == BENCH_ALLGATHER ? S / n : S;
+}
+
+static void ll(bench_coll c, double S, int n, mb_hbm *h)
+{
+    switch (c) {
+    case BENCH_ALLREDUCE: h->root = h->other = (4.0 * n + 2) * S; break;
+    case BENCH_REDUCE: h->root = (4.0 * n + 2) * S; h->other = S; break;
+    case BENCH_BCAST: h->root = S; h->other = 5 * S; break;
+    default: h->root = h->other = 5 * S + S / n; break; /* reduce_scatter, allgather */
+    }
+}
+
 int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, size_t oneshot_max,
-                 mb_hbm *out)
+                 size_t ll_max, mb_hbm *out)
 {
     const double S = (double)bytes;
     if (nranks < 1 || coll == BENCH_BARRIER) /* barrier moves no data */
         return -1;
+    if (path == MB_PATH_STAGED && nranks > 1 && ll_payload(coll, S, nranks) <= (double)ll_max) {
+        ll(coll, S, nranks, out);
+        return 0;
+    }
     if (path == MB_PATH_STAGED) {
         staged(coll, S, nranks, in_place, oneshot_max, out);
         return 0;

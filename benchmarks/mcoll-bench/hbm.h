@@ -27,9 +27,10 @@ typedef struct {
 } mb_hbm;
 
 /* The count for one call of `coll` on `bytes` (the size as the table reports it) over `nranks`
- * ranks; -1 when there is none (path unknown, or a zero-copy path mcoll does not have). */
+ * ranks, the team's one-shot and LL limits as mcoll_comm_info reports them (ll_max 0: no LL);
+ * -1 when there is none (path unknown, a zero-copy path mcoll does not have, barrier). */
 int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, size_t oneshot_max,
-                 mb_hbm *out);
+                 size_t ll_max, mb_hbm *out);
 
 /* Bytes through one GPU's memory: the busiest rank's where every rank has its own GPU
  * (ngpus = nranks), all ranks' bytes over the GPUs where ranks share them. */

@@ -256,7 +256,8 @@ static void print_hbm(const mb_report *rep, const mb_ctx *ctx, int shared)
     out(rep, "# %-17s one GPU's memory (%s) / time;\n", "", gpu[shared + 1]);
     out(rep, "# %-17s mcoll peers on the unicast engine; one-shot up to %s (MCOLL_ONESHOT_MAX)\n", "", osm);
     if (ll_max)
-        out(rep, "# %-17s calls up to %s take the LL protocol (MCOLL_LL_MAX), counted here as one-shot\n", "", llm);
+        out(rep, "# %-17s calls whose payload is up to %s take the LL protocol (MCOLL_LL_MAX), with its count\n", "",
+            llm);
 }
 
 void mb_report_header(mb_report *rep, const mb_ctx *ctx)
@@ -402,8 +403,8 @@ static int hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_
 {
     mb_hbm h;
     size_t ll_max;
-    if (!r->ran ||
-        mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, oneshot_max(ctx, &ll_max), &h) != 0)
+    const size_t osm = oneshot_max(ctx, &ll_max);
+    if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, osm, ll_max, &h) != 0)
         return 0;
     *rank = mb_hbm_per_gpu(&h, ctx->nranks, ctx->nranks);
     *gpu = mb_hbm_per_gpu(&h, ctx->nranks, ctx->ngpus);

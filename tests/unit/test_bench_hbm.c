@@ -1,7 +1,8 @@
 /* mcoll-bench's HBM byte counts (benchmarks/mcoll-bench/hbm.c) against the counts that
  * collectives/README.md derives and tests/unit/test_pipeline.cu measures on the model of the
  * kernels: the staged and zero-copy bytes of every collective and algorithm, zero-copy moving
- * fewer bytes than staged for every collective, the per-GPU figure with and without shared
+ * fewer bytes than staged for every collective, the LL protocol's counts up to ll_max (and
+ * none for barrier), the per-GPU figure with and without shared
  * GPUs, and MCOLL_ONESHOT_MAX read as the library reads it. */
 #include <math.h>
 #include <stdlib.h>
@@ -13,12 +14,17 @@
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(b) + 1); }
 
 /* The busiest rank's bytes, in units of S. */
-static double busiest(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm)
+static double busiest_ll(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm, size_t llm)
 {
     mb_hbm h;
-    if (mb_hbm_count(c, path, S, n, in_place, osm, &h) != 0)
+    if (mb_hbm_count(c, path, S, n, in_place, osm, llm, &h) != 0)
         return -1;
     return (h.root > h.other ? h.root : h.other) / (double)S;
+}
+
+static double busiest(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm)
+{
+    return busiest_ll(c, path, S, n, in_place, osm, 0);
 }
 
 int main(void)
@@ -44,15 +50,26 @@ int main(void)
     CHECK(near(busiest(BENCH_ALLGATHER, MB_PATH_ZERO_COPY, M, 4, 0, osm), 1.25));
     CHECK(near(busiest(BENCH_ALLGATHER, MB_PATH_ZERO_COPY, M, 4, 1, osm), 1));
     CHECK(busiest(BENCH_ALLREDUCE, MB_PATH_UNKNOWN, M, 4, 0, osm) < 0);
+    CHECK(busiest(BENCH_BARRIER, MB_PATH_STAGED, 0, 4, 0, osm) < 0);
+
+    /* The LL protocol up to ll_max of payload (the whole vector, or one rank's block). */
+    CHECK(near(busiest_ll(BENCH_ALLREDUCE, MB_PATH_STAGED, 2 * K, 4, 0, osm, 2 * K), 18)); /* 4n + 2 */
+    CHECK(near(busiest_ll(BENCH_ALLREDUCE, MB_PATH_STAGED, 2 * K + 4, 4, 0, osm, 2 * K), 7)); /* one-shot */
+    CHECK(near(busiest_ll(BENCH_REDUCE, MB_PATH_STAGED, 2 * K, 2, 0, osm, 2 * K), 10)); /* root */
+    CHECK(near(busiest_ll(BENCH_BCAST, MB_PATH_STAGED, 2 * K, 4, 0, osm, 2 * K), 5));
+    CHECK(near(busiest_ll(BENCH_REDUCE_SCATTER, MB_PATH_STAGED, 8 * K, 4, 0, osm, 2 * K), 5.25));
+    CHECK(near(busiest_ll(BENCH_ALLGATHER, MB_PATH_STAGED, 8 * K, 4, 1, osm, 2 * K), 5.25));
+    CHECK(near(busiest_ll(BENCH_ALLGATHER, MB_PATH_STAGED, 16 * K, 4, 0, osm, 2 * K), 3.25)); /* block 4K */
+    CHECK(near(busiest_ll(BENCH_ALLREDUCE, MB_PATH_ZERO_COPY, 2 * K, 4, 0, osm, 2 * K), 2)); /* not LL */
 
     /* Zero-copy moves fewer bytes than staged, for every collective that has it. */
-    for (int c = 0; c < BENCH_NCOLLS; c++)
+    for (int c = 0; c < BENCH_BARRIER; c++)
         for (int n = 2; n <= 8; n++)
             for (size_t S = 1024; S <= ((size_t)1 << 30); S *= 4)
                 for (int ip = 0; ip < 2; ip++) {
                     mb_hbm z, s;
-                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_ZERO_COPY, S, n, ip, osm, &z) == 0);
-                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_STAGED, S, n, ip, osm, &s) == 0);
+                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_ZERO_COPY, S, n, ip, osm, 0, &z) == 0);
+                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_STAGED, S, n, ip, osm, 0, &s) == 0);
                     CHECK(mb_hbm_per_gpu(&z, n, n) < mb_hbm_per_gpu(&s, n, n));
                     CHECK(mb_hbm_per_gpu(&z, n, 1) < mb_hbm_per_gpu(&s, n, 1));
                 }
@@ -60,7 +77,7 @@ int main(void)
     /* Per GPU: the busiest rank alone on its GPU, every rank's bytes on a shared one. */
     {
         mb_hbm h;
-        CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm, &h) == 0);
+        CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm, 0, &h) == 0);
         CHECK(near(mb_hbm_per_gpu(&h, 4, 4), 6.0 * M));
         CHECK(near(mb_hbm_per_gpu(&h, 4, 1), (6.0 + 3 * 3.0) * M));
         CHECK(near(mb_hbm_per_gpu(&h, 4, 2), (6.0 + 3 * 3.0) * M / 2));
