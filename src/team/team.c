@@ -191,6 +191,20 @@ typedef struct {
     size_t ll_max;
 } agreed_params;
 
+/* The blocks of a collective kernel wait for the same blocks of every peer (barriers, flags), so
+ * every rank's grid must be resident at once. Ranks sharing a GPU share its SMs: each may launch
+ * at most its part of them (one block per SM, what the kernels' launch bounds guarantee), or a
+ * kernel waits forever for a peer's block that cannot start. */
+static int blocks_that_fit(mcoll_team *team, int wanted)
+{
+    const int sms = attribute(team, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    const int fit = sms > 0 ? sms / (team->sharing.ranks_per_gpu > 1 ? team->sharing.ranks_per_gpu : 1) : wanted;
+    if (fit >= wanted) return wanted;
+    MCOLL_INFO("%d blocks per kernel instead of %d: %d ranks share a GPU of %d SMs, and every rank's blocks must "
+               "run at once", fit > 0 ? fit : 1, wanted, team->sharing.ranks_per_gpu, sms);
+    return fit > 0 ? fit : 1;
+}
+
 /* One allreduce gives every setting's smallest and largest value over the ranks. The smaller
  * block count and one-shot limit win (each rank's layout and algorithm must match), and the
  * longer timeout (no rank gives up on a peer that is still within its own patience). A rank
@@ -199,7 +213,8 @@ static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_par
 {
     const mcoll_settings *settings = mcoll_settings_get();
     int64_t mine[4], lo[4], hi[4];
-    mine[0] = config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks : MCOLL_MAX_BLOCKS;
+    mine[0] = blocks_that_fit(team, config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks
+                                                                                                  : MCOLL_MAX_BLOCKS);
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
     mine[3] = (int64_t)settings->ll_max;

@@ -6,21 +6,26 @@
  *     multicast off without ever calling cuMulticast*, and keeps within its share of the
  *     per-GPU memory limit;
  *   - settings that decide the kernels' layout or algorithm are agreed: a rank whose value lost
- *     says which value won. */
+ *     says which value won;
+ *   - ranks sharing a GPU launch at most their share of its SMs as blocks, so that every rank's
+ *     grid can be resident at once (their blocks wait for each other). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include "team_common.h"
 
 #define LIMIT_MIB 16
 
-static void set_devices(int devices, int mps)
+static void set_devices_sms(int devices, int mps, int sms)
 {
     mcoll_contract_config config;
     mcoll_contract_get_config(&config);
     config.device_count = devices;
     config.mps_enabled = mps;
+    config.multiprocessor_count = sms;
     CHECK(mcoll_contract_configure(&config) == 0);
 }
+
+static void set_devices(int devices, int mps) { set_devices_sms(devices, mps, 132); }
 
 /* Ranks on the device of `rank` when rank r uses device r % devices. */
 static int sharers_of(int rank, int devices)
@@ -141,6 +146,35 @@ static void case_agreed_blocks(void)
     case_end("block counts that differ between ranks: the smallest is used, the others say so");
 }
 
+/* A GPU of 40 SMs shared by `per_gpu` ranks that ask for 32 blocks each: each gets 40 / per_gpu
+ * and says so; alone on a GPU of 40, nobody is cut. */
+static void case_blocks_fit_shared_gpu(int devices)
+{
+    const int per_gpu = sharers_of(0, devices), fit = 40 / sharers_of(0, devices);
+    char want[96];
+    mcoll_comm *mc = NULL;
+    stderr_capture cap;
+    mcoll_config config = team_config(MCOLL_TRISTATE_AUTO);
+    mcoll_result rc;
+    char *text;
+
+    case_begin();
+    set_devices_sms(devices, 1, 40);
+    config.max_blocks = 32;
+    capture_begin(&cap);
+    rc = mcoll_comm_create(MPI_COMM_WORLD, &config, &mc);
+    text = capture_end(&cap);
+    CHECK(rc == MCOLL_SUCCESS);
+    snprintf(want, sizeof want, "%d blocks per kernel instead of 32: %d ranks share a GPU of 40 SMs", fit, per_gpu);
+    if (per_gpu > 1 && fit < 32) CHECK(count_lines(text, want) == 1);
+    else CHECK(count_lines(text, "blocks per kernel instead of") == 0);
+    free(text);
+    if (mc) CHECK(mcoll_comm_destroy(mc) == MCOLL_SUCCESS);
+    set_devices(world_size, 0);
+    case_end(per_gpu > 1 ? "ranks sharing a GPU: blocks cut to their share of its SMs"
+                         : "one rank per GPU: blocks not cut");
+}
+
 int main(int argc, char **argv)
 {
     char limit[32];
@@ -160,6 +194,8 @@ int main(int argc, char **argv)
     case_shared_under_mps();
     case_one_gpu_per_rank();
     case_agreed_blocks();
+    case_blocks_fit_shared_gpu(world_size / 2);
+    case_blocks_fit_shared_gpu(world_size);
     rc = team_test_exit("mpi_team_shared_gpu");
     MPI_Finalize();
     return rc;
