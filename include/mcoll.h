@@ -106,7 +106,8 @@ typedef struct {
     int gpu_sharers;               /* ranks on this rank's GPU, itself included */
     int mps;                       /* 1 when this rank's GPU shares its contexts through MPS */
     /* API 0.4 */
-    unsigned long long zero_copy_calls; /* collectives that ran zero-copy on window memory so far */
+    unsigned long long zero_copy_calls; /* collectives that ran zero-copy on window memory so far
+                                           (through MPI: on buffers mapped for the call) */
     /* API 0.6: the protocol limits the ranks agreed on (the smallest rank's setting) */
     size_t oneshot_max;            /* allreduce and reduce up to this many bytes run one-shot (MCOLL_ONESHOT_MAX) */
     size_t ll_max;                 /* calls up to this many payload bytes take the LL protocol (MCOLL_LL_MAX,

@@ -111,6 +111,12 @@ $(B)/tests/contract/mpi_team_alias: STATIC_LINK += -Wl,--export-dynamic
 $(B)/tests/contract/mpi_async: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_bcast \
     -Wl,--wrap=mcoll_launch_reduce_scatter -Wl,--wrap=mcoll_launch_allgather
 
+# Zero-copy launchers that do on the host what the kernels do; staged ones that count.
+$(B)/tests/contract/mpi_zero_copy: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce_direct \
+    -Wl,--wrap=mcoll_launch_reduce_scatter_direct -Wl,--wrap=mcoll_launch_reduce_direct \
+    -Wl,--wrap=mcoll_launch_bcast_direct -Wl,--wrap=mcoll_launch_allgather_direct \
+    -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_reduce
+
 $(B)/tests/gpu/%: $(srcdir)/tests/gpu/%.c $(GPU_COMMON) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(GPU_COMMON) -o $@ $(SHARED_LINK) -L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -lm

@@ -1,5 +1,7 @@
 /* Zero-copy collectives: when a call's buffers lie in windows (memory every rank maps, src/mem/),
  * the kernels work on the users' buffers directly instead of copying through the staging area.
+ * The windows are the user's (mcoll_mem_alloc, mcoll_mem_register) or, for one call through
+ * MPI, its buffers mapped for that call (src/mem/call_windows.h): the same code runs both.
  *
  * Every rank must take the same path. Each decides alone from what is alike everywhere under
  * the symmetric rule of mcoll.h (every rank's buffer in the same window at the same offset):
@@ -24,7 +26,7 @@ static int taken(mcoll_comm *comm, int status, const char *what, mcoll_result *r
     return 1;
 }
 
-static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
+size_t mcoll_direct_round16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 /* The team with peer_data[q] = rank q's buffer at ptr's offset in its window, when
  * [ptr, ptr + reach) lies in one (and with aligned16, every rank's buffer is 16-byte aligned):
@@ -50,7 +52,7 @@ int mcoll_direct_allreduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf,
 {
     mcoll_dev_team send, recv;
     const size_t bytes = mcoll_dtype_span(dtype, count);
-    if (!possible(comm) || !window_view(comm, sendbuf, round16(bytes), 1, &send) ||
+    if (!possible(comm) || !window_view(comm, sendbuf, mcoll_direct_round16(bytes), 1, &send) ||
         !window_view(comm, recvbuf, bytes, 0, &recv))
         return 0;
     return taken(comm, mcoll_launch_allreduce_direct(&send, &recv, count, dtype, op, stream), "zero-copy allreduce",
@@ -68,17 +70,32 @@ int mcoll_direct_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, si
      * the others leave NULL. Root tells the others in the kernel whether it is in place and
      * where its recvbuf lies in that window (outside it, root reduces everything itself). */
     const mcoll_window *w = possible(comm) && t->size > 1 ? window_view(comm, sendbuf, bytes, 0, &send) : NULL;
+    /* A call through MPI may map root's recvbuf for itself: every rank knows that window. */
+    const mcoll_window *rw = mcoll_window_by_id(&comm->windows, MCOLL_WINDOW_CALL_ROOT, 0);
     size_t at = (size_t)-1;
     if (!w) return 0;
+    if (!rw) rw = w;
     recv = t->dev;
-    recv.peer_data[root] = w->peer[root];
+    recv.peer_data[root] = rw->peer[root];
     if (t->rank == root) {
         recv.peer_data[root] = recvbuf;
-        if (mcoll_window_find(&comm->windows, recvbuf, bytes) == w) at = (size_t)((const char *)recvbuf - w->base);
+        if (mcoll_window_find(&comm->windows, recvbuf, bytes) == rw) at = (size_t)((const char *)recvbuf - rw->base);
     }
     return taken(comm,
                  mcoll_launch_reduce_direct(&send, &recv, count, dtype, op, root, sendbuf == recvbuf, at, stream),
                  "zero-copy reduce", rc);
+}
+
+int mcoll_direct_apart(const void *sendbuf, size_t total, const void *recvbuf, size_t block)
+{
+    const char *s = sendbuf, *r = recvbuf;
+    return r + block <= s || r >= s + total;
+}
+
+size_t mcoll_direct_reduce_scatter_total(size_t recvcount, mcoll_dtype dtype, int size)
+{
+    const size_t block = recvcount * mcoll_dtype_size(dtype);
+    return block * (size_t)size - (block - mcoll_dtype_span(dtype, recvcount));
 }
 
 int mcoll_direct_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
@@ -86,12 +103,10 @@ int mcoll_direct_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *rec
 {
     mcoll_dev_team send, recv;
     const size_t block = recvcount * mcoll_dtype_size(dtype);
-    const size_t total = block * (size_t)comm->team->size - (block - mcoll_dtype_span(dtype, recvcount));
-    const char *s = sendbuf, *r = recvbuf;
-    /* Block r of the peers is loaded in 16-byte packs from r * block; the receive block is this
-     * rank's alone, and must not be a part of the input its peers still read (in place). */
-    if (!possible(comm) || block % 16 || !window_view(comm, sendbuf, round16(total), 1, &send) ||
-        !(r + block <= s || r >= s + total))
+    const size_t total = mcoll_direct_reduce_scatter_total(recvcount, dtype, comm->team->size);
+    /* Block r of the peers is loaded in 16-byte packs from r * block. */
+    if (!possible(comm) || block % 16 || !window_view(comm, sendbuf, mcoll_direct_round16(total), 1, &send) ||
+        !mcoll_direct_apart(sendbuf, total, recvbuf, block))
         return 0;
     recv = comm->team->dev;
     recv.peer_data[comm->team->rank] = recvbuf;

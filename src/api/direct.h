@@ -18,4 +18,12 @@ int mcoll_direct_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, stru
 int mcoll_direct_allgather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendbytes,
                            struct CUstream_st *stream, mcoll_result *rc);
 
+/* What the forms above need of a call's buffers, for callers that map them per call
+ * (src/pmpi/engine_map.c): the reach of a buffer read in 16-byte packs; reduce_scatter's input
+ * bytes; and whether its receive block lies outside its input (a rank alone can tell, so such
+ * callers agree on it before they map). */
+size_t mcoll_direct_round16(size_t n);
+size_t mcoll_direct_reduce_scatter_total(size_t recvcount, mcoll_dtype dtype, int size);
+int mcoll_direct_apart(const void *sendbuf, size_t total, const void *recvbuf, size_t block);
+
 #endif /* MCOLL_DIRECT_H */

@@ -11,7 +11,7 @@
 #include "config.h"
 #include "log.h"
 
-typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_HIER, KIND_SIZE, KIND_INT } setting_kind;
+typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_HIER, KIND_SIZE, KIND_SIZE_OR_OFF, KIND_INT } setting_kind;
 
 typedef struct {
     const char *name;
@@ -71,6 +71,8 @@ static const setting settings_table[] = {
      "communicators spanning NVLink domains: auto (GPU engine inside each domain, MPI between), 0 (stage whole calls), mpi (testing aid: MPI inside the domains too)"},
     {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
      "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
+    {"MCOLL_ZERO_COPY_MIN", "4M", KIND_SIZE_OR_OFF, FIELD(zero_copy_min), 0, 1024 * GiB,
+     "smallest blocking allreduce, reduce, bcast, reduce-scatter or allgather (bytes of its largest buffer) through MPI that maps the peers' device buffers to run zero-copy (0 or off: never)"},
     {"MCOLL_TEST_NODE_SIZE", "0", KIND_INT, FIELD(test_node_size), 0, 1024,
      "testing aid: take the ranks of each node whose MPI_COMM_WORLD rank / k is the same as a node of their own (fake nodes of k ranks), so one machine plays a job spanning nodes (0: real nodes)"},
 };
@@ -175,6 +177,9 @@ static int apply(const setting *s, const char *text)
         if (mcoll_parse_tristate(text, &tri) || tri == MCOLL_TRISTATE_AUTO) return -1;
         *(int *)field = tri == MCOLL_ON;
         return 0;
+    case KIND_SIZE_OR_OFF:
+        if (!strcasecmp(text, "off")) text = "0";
+        /* fall through */
     case KIND_SIZE:
         if (mcoll_parse_size(text, &size) || (long long)size < s->min || (long long)size > s->max) return -1;
         *(size_t *)field = size;

@@ -36,6 +36,8 @@ typedef struct {
     int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */
     mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
     int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
+    size_t zero_copy_min;      /* MCOLL_ZERO_COPY_MIN: smallest call (bytes) the plug-in maps the peers'
+                                  buffers for, to run it zero-copy (0: never) */
     int test_node_size;        /* MCOLL_TEST_NODE_SIZE: testing aid, fake nodes of k world ranks (0: off) */
 } mcoll_settings;
 

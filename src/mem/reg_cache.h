@@ -1,6 +1,6 @@
-/* The registration cache: peers' registered buffers mapped into this process, kept after
- * deregistration for the next registration of the same buffer (MCOLL_REG_CACHE entries not in
- * use at most). An entry is keyed by its owner's process, address range AND buffer id, so
+/* The registration cache: peers' registered buffers (and buffers of calls through MPI, mapped
+ * for the call: call_windows.h) mapped into this process, kept after deregistration (or the call)
+ * for the next use of the same buffer (MCOLL_REG_CACHE entries not in use at most). An entry is keyed by its owner's process, address range AND buffer id, so
  * memory freed and allocated again at the same address is a different entry, and the old one
  * is never used again. An entry in use is never unmapped. Process-wide and thread-safe. */
 #ifndef MCOLL_REG_CACHE_H

@@ -12,23 +12,20 @@
 static mcoll_result describe_mine(mcoll_team *team, void *ptr, size_t bytes, mcoll_user_buffer *mine,
                                   CUmemGenericAllocationHandle *retained, int *have_retained)
 {
+    char why[256] = "";
+    mcoll_result rc;
     *have_retained = 0;
     if (!ptr || !bytes) {
         MCOLL_WARN("mcoll_mem_register: nothing to register (%p, %zu bytes)", ptr, bytes);
         return MCOLL_ERR_INVALID_ARG;
     }
-    MC_RETURN(mcoll_user_buffer_describe(team->device, mcoll_handle_type(team->handle_kind), ptr, bytes, mine));
-    if (mine->kind == MCOLL_USER_IPC && team->nodes > 1) {
-        MCOLL_WARN("mcoll_mem_register: %p is cudaMalloc memory, which peers on other nodes cannot map (CUDA IPC "
-                   "stays on one node); use mcoll_mem_alloc, or cuMemCreate memory with fabric handles",
-                   ptr);
-        return MCOLL_ERR_UNSUPPORTED;
+    rc = mcoll_user_buffer_describe(team->device, mcoll_handle_type(team->handle_kind), team->nodes, ptr, bytes, mine,
+                                    why, sizeof why);
+    if (rc != MCOLL_SUCCESS) {
+        if (*why) MCOLL_WARN("mcoll_mem_register: %s", why);
+        return rc;
     }
-    if (mine->kind == MCOLL_USER_IPC) return mcoll_user_buffer_export(mine);
-    if (!mcoll_cu.cuMemRetainAllocationHandle) return MCOLL_ERR_UNSUPPORTED;
-    CU_RETURN(cuMemRetainAllocationHandle(retained, ptr));
-    *have_retained = 1;
-    return MCOLL_SUCCESS;
+    return mcoll_user_buffer_share(mine, ptr, retained, have_retained);
 }
 
 /* Map every peer's buffer (through the cache) into w. On failure w holds what it got. */
@@ -38,7 +35,7 @@ static mcoll_result map_peers(mcoll_team *team, mcoll_window *w, const mcoll_use
     mcoll_result rc = MCOLL_SUCCESS;
     int q;
     for (q = 0; q < team->size; q++) {
-        if (q == team->rank) continue;
+        if (q == team->rank || !all[q].kind) continue;
         if (rc == MCOLL_SUCCESS) {
             rc = mcoll_reg_cache_acquire(team->device, &all[q], have_imported[q] ? imported[q] : 0, &w->maps[q]);
             if (rc == MCOLL_SUCCESS) w->peer[q] = w->maps[q]->ptr + all[q].offset;
@@ -49,12 +46,26 @@ static mcoll_result map_peers(mcoll_team *team, mcoll_window *w, const mcoll_use
     return rc;
 }
 
+mcoll_result mcoll_window_map(mcoll_team *team, mcoll_window *w, const mcoll_user_buffer *all,
+                              CUmemGenericAllocationHandle retained, int have_retained)
+{
+    CUmemGenericAllocationHandle imported[MCOLL_MAX_RANKS];
+    int have_imported[MCOLL_MAX_RANKS] = {0}, any_vmm = 0, q;
+    mcoll_result rc = MCOLL_SUCCESS;
+    for (q = 0; q < team->size; q++) any_vmm |= all[q].kind == MCOLL_USER_VMM;
+    /* Only when some rank has VMM memory: every rank knows it from the records. */
+    if (any_vmm && mcoll_handle_allgather(team, have_retained, retained, 0, imported, have_imported) != MCOLL_SUCCESS)
+        rc = MCOLL_ERR_CUDA;
+    if (have_retained) CU_WARN(cuMemRelease(retained)); /* exported (or not): the mapping keeps the memory */
+    return rc == MCOLL_SUCCESS ? map_peers(team, w, all, imported, have_imported) : rc;
+}
+
 mcoll_result mcoll_window_register(mcoll_team *team, mcoll_windows *windows, void *ptr, size_t bytes, uint64_t *id)
 {
     mcoll_window *w = mcoll_window_new(windows, MCOLL_WINDOW_REGISTERED);
     mcoll_user_buffer mine, *all = calloc((size_t)team->size, sizeof *all);
-    CUmemGenericAllocationHandle retained = 0, imported[MCOLL_MAX_RANKS];
-    int have_retained = 0, have_imported[MCOLL_MAX_RANKS] = {0}, any_vmm = 0, q;
+    CUmemGenericAllocationHandle retained = 0;
+    int have_retained = 0, q;
     mcoll_result rc = w && all ? MCOLL_SUCCESS : MCOLL_ERR_NO_MEMORY;
 
     *id = 0;
@@ -64,15 +75,10 @@ mcoll_result mcoll_window_register(mcoll_team *team, mcoll_windows *windows, voi
     if (rc == MCOLL_SUCCESS &&
         PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, team->comm) != MPI_SUCCESS)
         rc = MCOLL_ERR_MPI;
-    for (q = 0; rc == MCOLL_SUCCESS && q < team->size; q++) any_vmm |= all[q].kind == MCOLL_USER_VMM;
-    /* Only when some rank has VMM memory: every rank knows it from the records. */
-    if (rc == MCOLL_SUCCESS && any_vmm &&
-        mcoll_handle_allgather(team, have_retained, retained, 0, imported, have_imported) != MCOLL_SUCCESS)
-        rc = MCOLL_ERR_CUDA;
-    if (have_retained) CU_WARN(cuMemRelease(retained)); /* exported (or not): the mapping keeps the memory */
-    if (rc == MCOLL_SUCCESS) rc = mcoll_window_agree(team, map_peers(team, w, all, imported, have_imported));
+    if (rc == MCOLL_SUCCESS) rc = mcoll_window_agree(team, mcoll_window_map(team, w, all, retained, have_retained));
+    else if (have_retained) CU_WARN(cuMemRelease(retained));
     if (rc != MCOLL_SUCCESS) {
-        if (w) mcoll_windows_destroy(team, &(mcoll_windows){w, 0});
+        if (w) mcoll_window_destroy(team, w);
         free(all);
         return rc;
     }
@@ -99,6 +105,6 @@ mcoll_result mcoll_window_deregister(mcoll_team *team, mcoll_windows *windows, u
     if (rc != MCOLL_SUCCESS) return rc;
     mcoll_window_quiesce(team);
     mcoll_window_unlink(windows, w);
-    mcoll_windows_destroy(team, &(mcoll_windows){w, 0});
+    mcoll_window_destroy(team, w);
     return MCOLL_SUCCESS;
 }

@@ -25,15 +25,24 @@ typedef struct {
     CUipcMemHandle ipc;      /* IPC: the handle of the allocation */
 } mcoll_user_buffer;
 
-/* Describe [ptr, ptr + bytes) of this process for registration on `device`, whose team
- * exports VMM memory as `vmm_type`. MCOLL_ERR_INVALID_ARG: host or managed memory, memory of
- * another GPU, or a range that does not lie in one allocation (mapping). MCOLL_ERR_UNSUPPORTED:
- * device memory peers cannot map (VMM memory without that handle type, pool memory). Each
- * refusal logs why at WARN. IPC handles are not made here (mcoll_user_buffer_export). */
-mcoll_result mcoll_user_buffer_describe(int device, CUmemAllocationHandleType vmm_type, const void *ptr, size_t bytes,
-                                        mcoll_user_buffer *out);
+/* Describe [ptr, ptr + bytes) of this process for peers on `device`, whose team exports VMM
+ * memory as `vmm_type` and spans `nodes` nodes. MCOLL_ERR_INVALID_ARG: host or managed memory,
+ * memory of another GPU, or a range that does not lie in one allocation (mapping).
+ * MCOLL_ERR_UNSUPPORTED: device memory peers cannot map (VMM memory without that handle type,
+ * pool memory, cudaMalloc memory where the team spans nodes). Nothing is logged: a refusal
+ * writes why into why[why_len] (a registration warns with it, a call through MPI falls back
+ * quietly). IPC handles are not made here (mcoll_user_buffer_export). */
+mcoll_result mcoll_user_buffer_describe(int device, CUmemAllocationHandleType vmm_type, int nodes, const void *ptr,
+                                        size_t bytes, mcoll_user_buffer *out, char *why, size_t why_len);
 
-/* The IPC handle of an IPC buffer (no-op for VMM). */
+/* The IPC handle of an IPC buffer (no-op for VMM). Handles are kept per buffer id (new for every
+ * allocation), so a buffer used again costs no driver call. */
 mcoll_result mcoll_user_buffer_export(mcoll_user_buffer *buffer);
+
+/* What peers need beyond the description: the IPC handle (mcoll_user_buffer_export), or for
+ * VMM memory a retained handle of the allocation at ptr, for the team's handle exchange
+ * (*have_retained set; the caller releases it once exchanged). */
+mcoll_result mcoll_user_buffer_share(mcoll_user_buffer *buffer, const void *ptr, CUmemGenericAllocationHandle *retained,
+                                     int *have_retained);
 
 #endif /* MCOLL_USER_BUFFER_H */

@@ -81,3 +81,9 @@ void mcoll_windows_destroy(mcoll_team *team, mcoll_windows *windows)
         free(w);
     }
 }
+
+void mcoll_window_destroy(mcoll_team *team, mcoll_window *w)
+{
+    mcoll_windows one = {w, 0, 0, 0};
+    mcoll_windows_destroy(team, &one);
+}

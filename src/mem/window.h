@@ -12,24 +12,35 @@
 #include "reg_cache.h"
 #include "team.h"
 
-typedef enum { MCOLL_WINDOW_ALLOCATED, MCOLL_WINDOW_REGISTERED } mcoll_window_kind;
+/* CALL and CALL_ROOT: one call's buffers through MPI, mapped for that call (call_windows.h):
+ * every rank's, or only the root's receive buffer of a reduce. Their id is 0. */
+typedef enum {
+    MCOLL_WINDOW_ALLOCATED,
+    MCOLL_WINDOW_REGISTERED,
+    MCOLL_WINDOW_CALL,
+    MCOLL_WINDOW_CALL_ROOT
+} mcoll_window_kind;
 
 typedef struct mcoll_window {
     struct mcoll_window *next;
-    uint64_t id;                          /* the same on every rank; never 0, never reused in a team */
+    uint64_t id;                          /* the same on every rank; never 0, never reused in a team
+                                             (0: a call's window) */
     mcoll_window_kind kind;
     char *base;                           /* this rank's memory */
     size_t bytes;                         /* bytes usable on every rank: the smallest rank's, so that
                                              "the call's buffer lies in it" reads alike everywhere */
     char *peer[MCOLL_MAX_RANKS];          /* rank q's memory as mapped here; [rank] = base */
     mcoll_symmetric memory;               /* ALLOCATED: the allocations and their mappings */
-    mcoll_peer_map *maps[MCOLL_MAX_RANKS];/* REGISTERED: the cached peer mappings held */
+    mcoll_peer_map *maps[MCOLL_MAX_RANKS];/* REGISTERED, CALL*: the cached peer mappings held */
 } mcoll_window;
 
 /* A team's windows, newest first. */
 typedef struct {
     mcoll_window *head;
     uint64_t last_id;                     /* advanced by every collective creation, failed ones too */
+    int calls_unmapped;                   /* mapping a call's buffers failed once (agreed by every
+                                             rank): later calls are not mapped (call_windows.h) */
+    unsigned long long calls_mapped;      /* calls whose buffers were mapped for them */
 } mcoll_windows;
 
 /* A new window with the next id (not yet linked). NULL when out of memory; the id is used up
@@ -57,6 +68,16 @@ mcoll_result mcoll_window_free(mcoll_team *team, mcoll_windows *windows, void *p
 mcoll_result mcoll_window_register(mcoll_team *team, mcoll_windows *windows, void *ptr, size_t bytes,
                                    uint64_t *id);
 mcoll_result mcoll_window_deregister(mcoll_team *team, mcoll_windows *windows, uint64_t id);
+
+/* Map into w every peer's buffer described in all[q] (q != this rank; kind 0: rank q has none)
+ * through the registration cache, exchanging VMM handles first where some rank's memory is
+ * cuMemCreate memory (`retained`: this rank's, released here). Collective; the result is this
+ * rank's alone, for the caller to agree on. */
+mcoll_result mcoll_window_map(mcoll_team *team, mcoll_window *w, const mcoll_user_buffer *all,
+                              CUmemGenericAllocationHandle retained, int have_retained);
+
+/* Local: release one window that is in no list. */
+void mcoll_window_destroy(mcoll_team *team, mcoll_window *w);
 
 /* Local: release every window the team still has (its communicator is going away and every
  * rank has passed a barrier). */

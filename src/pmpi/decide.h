@@ -38,6 +38,8 @@ struct mcoll_decision {
     int multimem;                  /* the switch can reduce it (teams with multicast) */
     size_t count;                  /* base elements of one rank's block */
     size_t bytes;                  /* bytes of one rank's block */
+    int zero_copy;                 /* map the peers' buffers for this call and run it zero-copy
+                                      where every rank's can be mapped (engine_map.h) */
     /* The staged path: */
     int chunk;                     /* elements per pipelined PMPI call; 0: the call whole */
 };

@@ -3,7 +3,10 @@
 #include "checks.h"
 #include "comm_internal.h"
 #include "config.h"
+#include "direct.h"
+#include "dtype.h"
 #include "engine.h"
+#include "engine_map.h"
 
 /* The communicator's engine, built on first use; NULL when it has none. */
 static mcoll_comm *engine_for(mcoll_comm_state *cs)
@@ -48,52 +51,86 @@ static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void
            mcoll_resident_run(e, &call, rc);
 }
 
+/* MPI_IN_PLACE as the kernels read it: the input is the receive buffer. */
+static const void *input_of(const void *sendbuf, void *recvbuf) { return sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf; }
+
 mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
+    const void *in = input_of(sendbuf, recvbuf);
+    const size_t span = mcoll_dtype_span(d->dtype, d->count);
+    /* The input is read in 16-byte packs; in place, one buffer. */
+    const mcoll_call_buffer bufs[2] = {{in, mcoll_direct_round16(span), 0}, {recvbuf, span, 0}};
     mcoll_result rc;
+    int mapped;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc)) return rc;
-    return finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+    mapped = mcoll_engine_map(e, d, bufs, in == recvbuf ? 1 : 2, 1);
+    rc = finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+    return mcoll_engine_unmap(e, mapped, rc);
 }
 
 mcoll_result mcoll_engine_reduce(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
                                  int root)
 {
     mcoll_comm *e = engine_for(cs);
+    const void *in = input_of(sendbuf, recvbuf);
+    const size_t span = mcoll_dtype_span(d->dtype, d->count);
+    /* Root's recvbuf, where it is not its input, is mapped for the others to store into. */
+    const mcoll_call_buffer bufs[2] = {{in, span, 0}, {cs->rank == root && in != recvbuf ? recvbuf : NULL, span, 1}};
     mcoll_result rc;
+    int mapped;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_REDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, root, &rc)) return rc;
-    return finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, mcoll_comm_stream(e)));
+    mapped = mcoll_engine_map(e, d, bufs, 2, 1);
+    rc = finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, mcoll_comm_stream(e)));
+    return mcoll_engine_unmap(e, mapped, rc);
 }
 
 mcoll_result mcoll_engine_bcast(mcoll_comm_state *cs, const mcoll_decision *d, void *buf, int root)
 {
     mcoll_comm *e = engine_for(cs);
+    const mcoll_call_buffer bufs[1] = {{buf, d->bytes, 0}};
     mcoll_result rc;
+    int mapped;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_BCAST, buf, buf, d->bytes, MCOLL_BYTE, MCOLL_SUM, root, &rc)) return rc;
-    return finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, mcoll_comm_stream(e)));
+    mapped = mcoll_engine_map(e, d, bufs, 1, 1);
+    rc = finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, mcoll_comm_stream(e)));
+    return mcoll_engine_unmap(e, mapped, rc);
 }
 
 mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf,
                                          void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
+    const void *in = input_of(sendbuf, recvbuf);
+    const size_t total = mcoll_direct_reduce_scatter_total(d->count, d->dtype, cs->size);
+    const size_t block = d->count * mcoll_dtype_size(d->dtype);
+    /* The receive block is this rank's alone: only the input is mapped, and must not hold it. */
+    const mcoll_call_buffer bufs[1] = {{in, mcoll_direct_round16(total), 0}};
     mcoll_result rc;
+    int mapped;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc)) return rc;
-    return finish(e, mcoll_comm_run_reduce_scatter(e, sendbuf, recvbuf, d->count, d->dtype, d->op,
-                                                   mcoll_comm_stream(e)));
+    mapped = mcoll_engine_map(e, d, bufs, 1, mcoll_direct_apart(in, total, recvbuf, block));
+    rc = finish(e, mcoll_comm_run_reduce_scatter(e, sendbuf, recvbuf, d->count, d->dtype, d->op,
+                                                 mcoll_comm_stream(e)));
+    return mcoll_engine_unmap(e, mapped, rc);
 }
 
 mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
+    /* Each rank stores its own block into every receive buffer: only those are mapped. */
+    const mcoll_call_buffer bufs[1] = {{recvbuf, d->bytes * (size_t)cs->size, 0}};
     mcoll_result rc;
+    int mapped;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, d->bytes, MCOLL_BYTE, MCOLL_SUM, 0, &rc)) return rc;
-    return finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
+    mapped = mcoll_engine_map(e, d, bufs, 1, 1);
+    rc = finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
+    return mcoll_engine_unmap(e, mapped, rc);
 }
 
 /* The block collectives move bytes: one element of one byte for the native runs. */

@@ -72,7 +72,13 @@ typedef struct {
      * scatterv, alltoallv: counts that only some ranks know): the ranks agree on the engines
      * (decide.c). */
     int uneven;
+    /* The engines' zero-copy form of the call (src/api/direct.c), which the plug-in may map the
+     * buffers for (decide.c): MCOLL_ZERO_COPY_NONE, _MESSAGE (its largest buffer is the block:
+     * allreduce, reduce, bcast) or _PER_RANK (a block per rank: reduce-scatter, allgather). */
+    int zero_copy;
 } mcoll_coll;
+
+enum { MCOLL_ZERO_COPY_NONE = 0, MCOLL_ZERO_COPY_MESSAGE, MCOLL_ZERO_COPY_PER_RANK };
 
 struct mcoll_call {
     const mcoll_coll *coll;

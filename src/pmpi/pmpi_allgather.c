@@ -67,8 +67,9 @@ static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
     return mcoll_next_Allgatherv(sendbuf, c->count, c->type, recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm);
 }
 
-const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi, 0};
-const mcoll_coll mcoll_coll_allgatherv = {"allgatherv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 0};
+const mcoll_coll mcoll_coll_allgather = {"allgather", 0, validate, layout, engine_block, engine, mpi, 0,
+                                         MCOLL_ZERO_COPY_PER_RANK};
+const mcoll_coll mcoll_coll_allgatherv = {"allgatherv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 0, 0};
 
 int mcoll_mpi_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm comm)

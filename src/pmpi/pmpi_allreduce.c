@@ -22,7 +22,7 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
 }
 
 const mcoll_coll mcoll_coll_allreduce = {"allreduce", 1, mcoll_check_reduction_buffers, mcoll_layout_elementwise,
-                                         mcoll_block_is_count, engine, mpi, 0};
+                                         mcoll_block_is_count, engine, mpi, 0, MCOLL_ZERO_COPY_MESSAGE};
 
 int mcoll_mpi_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {

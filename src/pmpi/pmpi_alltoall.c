@@ -111,9 +111,9 @@ static int mpi_w(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
                           c->recvtypes, c->comm);
 }
 
-const mcoll_coll mcoll_coll_alltoall = {"alltoall", 0, validate, layout, engine_block, engine, mpi, 0};
-const mcoll_coll mcoll_coll_alltoallv = {"alltoallv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1};
-const mcoll_coll mcoll_coll_alltoallw = {"alltoallw", 0, validate_w, layout_w, NULL, NULL, mpi_w, 0};
+const mcoll_coll mcoll_coll_alltoall = {"alltoall", 0, validate, layout, engine_block, engine, mpi, 0, 0};
+const mcoll_coll mcoll_coll_alltoallv = {"alltoallv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1, 0};
+const mcoll_coll mcoll_coll_alltoallw = {"alltoallw", 0, validate_w, layout_w, NULL, NULL, mpi_w, 0, 0};
 
 int mcoll_mpi_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm)

@@ -36,7 +36,8 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *buf, int count)
     return mcoll_next_Bcast(buf, count, c->type, c->root, c->comm);
 }
 
-const mcoll_coll mcoll_coll_bcast = {"bcast", 1, validate, layout, mcoll_block_is_count, engine, mpi, 0};
+const mcoll_coll mcoll_coll_bcast = {"bcast", 1, validate, layout, mcoll_block_is_count, engine, mpi, 0,
+                                     MCOLL_ZERO_COPY_MESSAGE};
 
 int mcoll_mpi_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {

@@ -77,8 +77,8 @@ static int mpi_v(const mcoll_call *c, const void *sendbuf, void *recvbuf, int co
                         c->comm);
 }
 
-const mcoll_coll mcoll_coll_gather = {"gather", 0, validate, layout, engine_block, engine, mpi, 0};
-const mcoll_coll mcoll_coll_gatherv = {"gatherv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1};
+const mcoll_coll mcoll_coll_gather = {"gather", 0, validate, layout, engine_block, engine, mpi, 0, 0};
+const mcoll_coll mcoll_coll_gatherv = {"gatherv", 0, validate, layout, engine_block_v, engine_v, mpi_v, 1, 0};
 
 int mcoll_mpi_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm)

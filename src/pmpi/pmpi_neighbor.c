@@ -105,14 +105,14 @@ static int mpi_alltoallw(const mcoll_call *c, const void *sendbuf, void *recvbuf
                                    c->rdispls_bytes, c->recvtypes, c->comm);
 }
 
-const mcoll_coll mcoll_coll_neighbor_allgather = {"neighbor_allgather", 0, validate, layout, NULL, NULL, mpi_allgather, 0};
+const mcoll_coll mcoll_coll_neighbor_allgather = {"neighbor_allgather", 0, validate, layout, NULL, NULL, mpi_allgather, 0, 0};
 const mcoll_coll mcoll_coll_neighbor_allgatherv = {"neighbor_allgatherv", 0, validate, layout, NULL, NULL,
-                                                   mpi_allgatherv, 0};
-const mcoll_coll mcoll_coll_neighbor_alltoall = {"neighbor_alltoall", 0, validate, layout, NULL, NULL, mpi_alltoall, 0};
+                                                   mpi_allgatherv, 0, 0};
+const mcoll_coll mcoll_coll_neighbor_alltoall = {"neighbor_alltoall", 0, validate, layout, NULL, NULL, mpi_alltoall, 0, 0};
 const mcoll_coll mcoll_coll_neighbor_alltoallv = {"neighbor_alltoallv", 0, validate, layout, NULL, NULL,
-                                                  mpi_alltoallv, 0};
+                                                  mpi_alltoallv, 0, 0};
 const mcoll_coll mcoll_coll_neighbor_alltoallw = {"neighbor_alltoallw", 0, validate_w, layout_w, NULL, NULL,
-                                                  mpi_alltoallw, 0};
+                                                  mpi_alltoallw, 0, 0};
 
 int mcoll_mpi_neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)

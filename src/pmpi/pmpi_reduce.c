@@ -41,7 +41,8 @@ static int mpi(const mcoll_call *c, const void *sendbuf, void *recvbuf, int coun
     return mcoll_next_Reduce(sendbuf, recvbuf, count, c->type, c->mpi_op, c->root, c->comm);
 }
 
-const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, mcoll_block_is_count, engine, mpi, 0};
+const mcoll_coll mcoll_coll_reduce = {"reduce", 1, validate, layout, mcoll_block_is_count, engine, mpi, 0,
+                                      MCOLL_ZERO_COPY_MESSAGE};
 
 int mcoll_mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                      MPI_Comm comm)

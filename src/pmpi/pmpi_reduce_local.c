@@ -26,7 +26,7 @@ static int mpi(const mcoll_call *c, const void *inbuf, void *inoutbuf, int count
     return mcoll_next_Reduce_local(inbuf, inoutbuf, count, c->type, c->mpi_op);
 }
 
-const mcoll_coll mcoll_coll_reduce_local = {"reduce_local", 1, validate, layout, NULL, NULL, mpi, 0};
+const mcoll_coll mcoll_coll_reduce_local = {"reduce_local", 1, validate, layout, NULL, NULL, mpi, 0, 0};
 
 int mcoll_mpi_reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype type, MPI_Op op)
 {

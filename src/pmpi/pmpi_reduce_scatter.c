@@ -85,8 +85,9 @@ static int mpi_vector(const mcoll_call *c, const void *sendbuf, void *recvbuf, i
 }
 
 const mcoll_coll mcoll_coll_reduce_scatter_block = {"reduce_scatter_block", 0, validate, layout, engine_block, engine,
-                                                    mpi_block, 0};
-const mcoll_coll mcoll_coll_reduce_scatter = {"reduce_scatter", 0, validate, layout, engine_block, engine, mpi_vector, 0};
+                                                    mpi_block, 0, MCOLL_ZERO_COPY_PER_RANK};
+const mcoll_coll mcoll_coll_reduce_scatter = {"reduce_scatter", 0, validate, layout, engine_block, engine, mpi_vector, 0,
+                                              MCOLL_ZERO_COPY_PER_RANK};
 
 int mcoll_mpi_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype type,
                                    MPI_Op op, MPI_Comm comm)

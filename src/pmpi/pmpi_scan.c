@@ -38,9 +38,9 @@ static int mpi_exscan(const mcoll_call *c, const void *sendbuf, void *recvbuf, i
 }
 
 const mcoll_coll mcoll_coll_scan = {"scan", 1, validate, mcoll_layout_elementwise, mcoll_block_is_count, engine_scan,
-                                    mpi_scan, 0};
+                                    mpi_scan, 0, 0};
 const mcoll_coll mcoll_coll_exscan = {"exscan", 1, validate, layout_exscan, mcoll_block_is_count, engine_exscan,
-                                      mpi_exscan, 0};
+                                      mpi_exscan, 0, 0};
 
 int mcoll_mpi_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {

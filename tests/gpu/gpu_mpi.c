@@ -5,7 +5,10 @@
  * calls back to back, MPI_COMM_WORLD and a duplicate alternating, host buffers (including the
  * 16-bit float types mcoll adds), calls the engines do not take, which must still be right
  * (MPI_AINT, a user-defined op, a strided datatype, MPI_Reduce_scatter with unequal counts),
- * in-place reduce_scatter_block, MPI_Barrier, and bad arguments (an error code back, no crash).
+ * in-place reduce_scatter_block, MPI_Barrier, bad arguments (an error code back, no crash), and
+ * an 8 MiB allreduce whose send buffer is freed and allocated again (mostly at the same address)
+ * between calls: above MCOLL_ZERO_COPY_MIN (4M by default) the plug-in maps the peers' buffers
+ * for each call, and a new allocation must be mapped afresh, never read through a stale mapping.
  *   mpirun -np N gpu_mpi [-q] [-f FILTER] [-s SEED]             (NCCL_NVLS_ENABLE=0 required) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +253,43 @@ static void bad_arguments(coll_api *api)
     case_end();
 }
 
+/* MPI_Allreduce of n ints whose send buffer is freed and allocated again before each round; the
+ * values change every round, so a stale mapping of the old buffer gives a wrong sum. */
+static void free_and_reallocate(coll_api *api, size_t n)
+{
+    int *host = malloc(n * sizeof *host), *send = NULL, *recv = NULL, *old = NULL;
+    if (!case_begin("%s/zero-copy/allreduce/int/sum/n=%zu/free-and-reallocate", api->name, n)) {
+        free(host);
+        return;
+    }
+    if (case_agree(host && !cuda_check(cudaMalloc((void **)&recv, n * sizeof *recv), "cudaMalloc"))) {
+        for (int round = 0; round < 4; round++) { /* every rank makes every call */
+            int ok = !cuda_check(cudaMalloc((void **)&send, n * sizeof *send), "cudaMalloc"), same = send == old;
+            for (size_t i = 0; ok && i < n; i++) host[i] = api->rank * 1000 + round * 7 + (int)(i % 1009);
+            ok = ok && !cuda_check(cudaMemcpy(send, host, n * sizeof *host, cudaMemcpyHostToDevice), "cudaMemcpy");
+            if (!case_agree(ok)) break;
+            if (MPI_Allreduce(send, recv, (int)n, MPI_INT, MPI_SUM, api->comm) != MPI_SUCCESS)
+                case_fail("round %d: MPI_Allreduce failed", round);
+            else if (!cuda_check(cudaMemcpy(host, recv, n * sizeof *host, cudaMemcpyDeviceToHost), "cudaMemcpy"))
+                for (size_t i = 0; i < n; i++) {
+                    int want = 0;
+                    for (int q = 0; q < api->size; q++) want += q * 1000 + round * 7 + (int)(i % 1009);
+                    if (host[i] != want) {
+                        case_fail("round %d (%s address): element %zu is %d, want %d", round,
+                                  same ? "the same" : "another", i, host[i], want);
+                        break;
+                    }
+                }
+            cudaFree(send);
+            old = send;
+            if (round && api->rank == 0) say("%s: round %d at %s address\n", api->name, round, same ? "the same" : "another");
+        }
+    }
+    if (recv) cudaFree(recv);
+    free(host);
+    case_end();
+}
+
 int main(int argc, char **argv)
 {
     gpu_opts opts;
@@ -269,6 +309,7 @@ int main(int argc, char **argv)
     host_buffers(&api);
     fallbacks(&api);
     bad_arguments(&api);
+    free_and_reallocate(&api, (size_t)2 << 20);
     /* The engines still work after the errors. */
     c = reduction(COLL_ALLREDUCE, TT_FLOAT, OP_SUM, 1023, MEM_DEVICE);
     case_run(&api, &c);

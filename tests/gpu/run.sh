@@ -32,6 +32,11 @@
 #   paths      gpu_mpi -q at NP 2 on OSU's default (allreduce of MPI_CHAR with MPI_SUM) and the
 #              block collectives and scans, MCOLL_DEBUG=INFO: must pass, and the log must show
 #              each of them taking the engine path
+#   autoreg    gpu_mpi at each NP with MCOLL_ZERO_COPY_MIN=1 and MCOLL_DEBUG=INFO: every blocking
+#              allreduce, reduce, bcast, reduce-scatter and allgather on the engine that is not of
+#              LL size maps the peers' ordinary device buffers for the call and runs zero-copy
+#              (the whole matrix, against host results, and the free-and-reallocate case); must
+#              pass, log that calls were mapped, and log no failed mapping
 #   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
 #              calls in the resident kernel, interleaved with launched ones), and gpu_mpi with
@@ -112,8 +117,8 @@
 # own git history says.
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation autoreg ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation autoreg ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -497,6 +502,12 @@ run_step() {
         if [ "$n" -gt 0 ]; then key="$key; resident kernel started on $n ranks"
         else result=FAIL; key="the resident kernel never started; $key"; fi
     fi
+    if [ "$step" = autoreg ] && [ "$result" = PASS ]; then
+        n=$(grep -c 'zero-copy: a call through MPI mapped' "$log")
+        failed_maps=$(grep -c "zero-copy: mapping the peers' buffers failed" "$log")
+        if [ "$n" -gt 0 ] && [ "$failed_maps" -eq 0 ]; then key="$key; calls mapped zero-copy ($n first-call lines)"
+        else result=FAIL; key="$n first-call mapped lines, $failed_maps failed mappings; $key"; fi
+    fi
     if [ "${step%%-*}" = hier ] && [ "$result" = PASS ]; then
         n=$(grep -c ': hier (' "$log")
         if [ "$n" -gt 0 ]; then key="$key; $n hierarchical decisions logged"
@@ -564,6 +575,7 @@ mpi_cmd() {
     if [ -n "${MCOLL_LL_MAX-}" ]; then MPI+=(-x "MCOLL_LL_MAX=$MCOLL_LL_MAX"); fi
     if [ -n "${MCOLL_RESIDENT_IDLE_US-}" ]; then MPI+=(-x "MCOLL_RESIDENT_IDLE_US=$MCOLL_RESIDENT_IDLE_US"); fi
     if [ -n "${MCOLL_ASYNC_START-}" ]; then MPI+=(-x "MCOLL_ASYNC_START=$MCOLL_ASYNC_START"); fi
+    if [ -n "${MCOLL_ZERO_COPY_MIN-}" ]; then MPI+=(-x "MCOLL_ZERO_COPY_MIN=$MCOLL_ZERO_COPY_MIN"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -611,10 +623,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors memory split emulation ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking errors memory split emulation autoreg ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|memory|emulation|ll|soak) nps=$NPS ;;
+            native|stream|mpi|errors|memory|emulation|autoreg|ll|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             hier) nps=4 ;;
             bench) nps=$largest ;;
@@ -665,6 +677,12 @@ fi
 if selected staged; then
     # Every device-buffer call through pinned host memory and MPI: the path the engines fall back to.
     MCOLL_ENGINE=staged gpu_step staged "$small_np" "$BUILD/tests/gpu/gpu_mpi" -q ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+fi
+# Blocking calls on ordinary device buffers mapped for each call and run zero-copy, from 1 byte.
+if selected autoreg; then
+    for np in $NPS; do
+        MCOLL_ZERO_COPY_MIN=1 MCOLL_DEBUG=INFO gpu_step autoreg "$np" "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    done
 fi
 # The LL protocol and the resident kernel on calls far larger than by default (MCOLL_LL_MAX=2K).
 if selected ll; then

@@ -27,6 +27,7 @@ static const char *multicast_unbound(uintptr_t ptr, size_t size, size_t *where)
 {
     for (uintptr_t at = ptr, end = ptr + size; at < end;) {
         const model_mapping *m = model_find_mapping(at);
+        if (!m) return NULL; /* cuMemAlloc or IPC memory (checked already): never multicast */
         uintptr_t stop = m->va + m->size < end ? m->va + m->size : end;
         if (m->kind != MODEL_KIND_MULTICAST) {
             at = stop;
