@@ -5,9 +5,10 @@ int mcoll_engine_map(mcoll_comm *e, const mcoll_decision *d, const mcoll_call_bu
 {
     /* The team's engine is agreed at its creation; a multicast team keeps its staged path. */
     if (!d->zero_copy || e->team->engine != MCOLL_ENGINE_UNICAST) return 0;
-    /* Launches still queued on the team go first: none of them may find this call's windows. */
-    if (mcoll_comm_enter(e) != MCOLL_SUCCESS) return 0;
-    return mcoll_call_windows_map(e->team, &e->windows, bufs, n, local_ok);
+    /* Launches still queued on the team go first: none of them may find this call's windows. A
+     * rank that cannot enter still takes part in the exchange (which is collective), declining. */
+    const int entered = mcoll_comm_enter(e) == MCOLL_SUCCESS;
+    return mcoll_call_windows_map(e->team, &e->windows, bufs, n, local_ok && entered);
 }
 
 mcoll_result mcoll_engine_unmap(mcoll_comm *e, int mapped, mcoll_result rc)
