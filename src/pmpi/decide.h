@@ -38,6 +38,10 @@ struct mcoll_decision {
     int multimem;                  /* the switch can reduce it (teams with multicast) */
     size_t count;                  /* base elements of one rank's block */
     size_t bytes;                  /* bytes of one rank's block */
+    /* Nonblocking and persistent calls (engine.h, mcoll_engine_ring_plan): posted to the
+       resident kernel's ring, as this LL call, where it takes them when they start. */
+    int ring;
+    mcoll_ll_call ll;
     /* The staged path: */
     int chunk;                     /* elements per pipelined PMPI call; 0: the call whole */
 };
