@@ -111,6 +111,10 @@ $(B)/tests/contract/mpi_team_alias: STATIC_LINK += -Wl,--export-dynamic
 $(B)/tests/contract/mpi_async: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_bcast \
     -Wl,--wrap=mcoll_launch_reduce_scatter -Wl,--wrap=mcoll_launch_allgather
 
+# The resident kernel played by a thread, launched kernels recorded (no GPU here).
+$(B)/tests/contract/mpi_ring: STATIC_LINK += -Wl,--wrap=mcoll_launch_resident -Wl,--wrap=mcoll_launch_ll \
+    -Wl,--wrap=mcoll_launch_allreduce
+
 $(B)/tests/gpu/%: $(srcdir)/tests/gpu/%.c $(GPU_COMMON) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(GPU_COMMON) -o $@ $(SHARED_LINK) -L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -lm

@@ -338,10 +338,7 @@ static int check_after_finalize(int rank)
                 atomic_load(&launches_in_thread), async_on);
         bad++;
     }
-    if (mcoll_contract_violations()) {
-        mcoll_contract_violations_print(stderr);
-        bad++;
-    }
+    bad += devmem_violations_after_finalize();
     return bad;
 }
 
@@ -357,11 +354,7 @@ int main(int argc, char **argv)
     /* The launcher thread is what this test is about: on unless the setting says 0. */
     if (!setting) setenv("MCOLL_ASYNC_START", "1", 1);
     async_on = !setting || atoi(setting) != 0;
-    setenv("MCOLL_ENGINE", "auto", 1);
-    setenv("MCOLL_CUDA_AWARE", "0", 1);
-    setenv("MCOLL_RESIDENT", "0", 1);
-    setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
-    devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
+    devmem_engine_init(&argc, &argv, &rank, &size, &dev, 0);
 
     blocking(MPI_COMM_WORLD); /* builds the team */
     check_order(size);
@@ -375,10 +368,7 @@ int main(int argc, char **argv)
     checkpoint();
     leave_queued(size);
     if (!atomic_load(&launches)) CT_FAIL("no call reached the GPU engines' launchers");
-    rc = ct_finish("mpi_async");
-    if (device_pointers_to_mpi) CT_FAIL("%ld device pointers reached PMPI", device_pointers_to_mpi);
-    if (devmem_violations) CT_FAIL("%d violations of the driver contract", devmem_violations);
-    rc = rc || ct_failures;
+    rc = devmem_before_finalize("mpi_async");
     MPI_Finalize();
     rc += check_after_finalize(rank);
     for (int i = 0; i < LEFT; i++) d_release(left[i].send), d_release(left[i].recv);
