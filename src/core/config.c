@@ -54,7 +54,7 @@ static const setting settings_table[] = {
     {"MCOLL_LL_MAX", "2K", KIND_SIZE, FIELD(ll_max), 0, 1 * GiB,
      "largest call (bytes of payload) taking the low-latency protocol: one block, flags carried with the data (the default as measured on one GPU; 0: never; at most what the team's LL slots hold; agreed: the smallest value of any rank)"},
     {"MCOLL_RESIDENT", "1", KIND_BOOL, FIELD(resident), 0, 0,
-     "1: blocking calls through MPI that take the low-latency protocol run in a kernel that stays resident between calls (no launch per call); 0: a launch per call"},
+     "1: calls through MPI that take the low-latency protocol (blocking ones; nonblocking and persistent ones too unless MCOLL_RESIDENT_NONBLOCKING=0) run in a kernel that stays resident between calls (no launch per call); 0: a launch per call"},
     {"MCOLL_RESIDENT_NONBLOCKING", "1", KIND_BOOL, FIELD(resident_nonblocking), 0, 0,
      "with MCOLL_RESIDENT=1: nonblocking and persistent calls that take the low-latency protocol are posted to the resident kernel's ring too (no launch per call); 0: they are launched"},
     {"MCOLL_RESIDENT_IDLE_US", "100", KIND_INT, FIELD(resident_idle_us), 1, 1000000,
