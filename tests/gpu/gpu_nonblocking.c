@@ -103,6 +103,20 @@ static void api_nonblocking(coll_api *api, const char *name, MPI_Comm comm)
  * collectives and the scans. */
 typedef coll_case (*sequence)(int i, int size);
 
+/* The sum over the ranks of rank + k, which an allreduce of that value gives. */
+static int sum_of(int k) { return report_size() * (report_size() - 1) / 2 + report_size() * k; }
+
+/* A blocking MPI_Allreduce (the k-th) of one int in `one`, between nonblocking calls. */
+static void blocking_between(devbuf *one, int k)
+{
+    int value = report_rank() + k;
+    devbuf_put(one, 0, &value, sizeof value);
+    if (MPI_Allreduce(MPI_IN_PLACE, one->data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        case_fail("blocking MPI_Allreduce %d between nonblocking calls failed", k);
+    devbuf_get(one, 0, &value, sizeof value);
+    if (value != sum_of(k)) case_fail("blocking MPI_Allreduce %d between: %d, want %d", k, value, sum_of(k));
+}
+
 /* Cases of `seq`, `n` at once, each prepared, issued, and checked after one wait; between two
  * issues, when `blocking` is set, a blocking MPI_Allreduce on device buffers of its own. */
 static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence seq)
@@ -110,7 +124,7 @@ static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence 
     coll_prep *p = calloc((size_t)n, sizeof *p);
     coll_call call = {0};
     devbuf one;
-    int k, ready = p != NULL, value, want;
+    int k, ready = p != NULL;
 
     if (!case_begin("%s/in-flight/x%d%s%s%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "",
                     blocking ? "/blocking-between" : "", seq == suite_mixed ? "" : "/blocks+scans")) {
@@ -128,14 +142,7 @@ static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence 
         for (k = 0; k < n; k++) {
             prep_call(&p[k], &call);
             apis[k % napis]->issue(apis[k % napis], &call);
-            if (!blocking) continue;
-            value = report_rank() + k;
-            devbuf_put(&one, 0, &value, sizeof value);
-            if (MPI_Allreduce(MPI_IN_PLACE, one.data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
-                case_fail("blocking MPI_Allreduce %d between nonblocking calls failed", k);
-            devbuf_get(&one, 0, &value, sizeof value);
-            want = report_size() * (report_size() - 1) / 2 + report_size() * k;
-            if (value != want) case_fail("blocking MPI_Allreduce %d between: %d, want %d", k, value, want);
+            if (blocking) blocking_between(&one, k);
         }
         if (apis[0]->wait(apis[0]) == 0)
             for (k = 0; k < n; k++) {
@@ -162,7 +169,7 @@ static void small_in_flight(coll_api **apis, int napis, int n)
     coll_call call = {0};
     MPI_Request ps = MPI_REQUEST_NULL;
     devbuf one, mine;
-    int k, ready = p != NULL, value, want, starts = 0;
+    int k, ready = p != NULL, value, starts = 0;
 
     if (!case_begin("%s/small-in-flight/x%d%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "")) {
         free(p);
@@ -193,15 +200,7 @@ static void small_in_flight(coll_api **apis, int napis, int n)
         for (k = 0; k < n; k++) {
             prep_call(&p[k], &call);
             apis[k % napis]->issue(apis[k % napis], &call);
-            if (k % 5 == 4) {
-                value = report_rank() + k;
-                devbuf_put(&one, 0, &value, sizeof value);
-                if (MPI_Allreduce(MPI_IN_PLACE, one.data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
-                    case_fail("blocking MPI_Allreduce %d between nonblocking calls failed", k);
-                devbuf_get(&one, 0, &value, sizeof value);
-                want = report_size() * (report_size() - 1) / 2 + report_size() * k;
-                if (value != want) case_fail("blocking MPI_Allreduce %d between: %d, want %d", k, value, want);
-            }
+            if (k % 5 == 4) blocking_between(&one, k);
             if (k % 10 == 9 && ps != MPI_REQUEST_NULL) {
                 if (starts++ && MPI_Wait(&ps, MPI_STATUS_IGNORE) != MPI_SUCCESS) case_fail("persistent wait %d", k);
                 value = report_rank() + k;
@@ -219,8 +218,7 @@ static void small_in_flight(coll_api **apis, int napis, int n)
         if (starts) {
             k = 10 * starts - 1; /* the last start's value */
             devbuf_get(&mine, 0, &value, sizeof value);
-            want = report_size() * (report_size() - 1) / 2 + report_size() * k;
-            if (value != want) case_fail("persistent MPI_Allreduce: %d, want %d", value, want);
+            if (value != sum_of(k)) case_fail("persistent MPI_Allreduce: %d, want %d", value, sum_of(k));
         }
     }
     if (ps != MPI_REQUEST_NULL) MPI_Request_free(&ps);
