@@ -117,6 +117,10 @@ $(B)/tests/contract/mpi_zero_copy: STATIC_LINK += -Wl,--wrap=mcoll_launch_allred
     -Wl,--wrap=mcoll_launch_bcast_direct -Wl,--wrap=mcoll_launch_allgather_direct \
     -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_reduce
 
+# The resident kernel played by a thread, launched kernels recorded (no GPU here).
+$(B)/tests/contract/mpi_ring: STATIC_LINK += -Wl,--wrap=mcoll_launch_resident -Wl,--wrap=mcoll_launch_ll \
+    -Wl,--wrap=mcoll_launch_allreduce
+
 $(B)/tests/gpu/%: $(srcdir)/tests/gpu/%.c $(GPU_COMMON) $(B)/lib/libmcoll.so
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(GPU_COMMON) -o $@ $(SHARED_LINK) -L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -lm

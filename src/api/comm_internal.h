@@ -32,8 +32,13 @@ struct mcoll_comm {
  * every launch, stream and resident-kernel use on the team passes here, so this is where the
  * queue's order is kept. */
 mcoll_result mcoll_comm_enter_context(mcoll_comm *comm);
-/* The same before a launch: a resident kernel is told to end first, so launches keep their order. */
+/* The same before a launch: then every call posted to the resident kernel's ring is waited for
+ * and the kernel told to end (resident.h), so launches keep their order and no launched LL kernel
+ * runs beside it. An error of that wait is returned (the ring is unusable from then on). */
 mcoll_result mcoll_comm_enter(mcoll_comm *comm);
+/* Only the context part of mcoll_comm_enter_context, without waiting: for a completion call that
+ * starts the resident kernel again. */
+mcoll_result mcoll_comm_current(mcoll_comm *comm);
 
 /* The LL protocol's form of a call (collectives/ll.cuh) in *out, or 0 when the call is not for
  * it. Counts as for the mcoll_comm_run_* below (elements of dtype; bytes for bcast and allgather,

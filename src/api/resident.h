@@ -1,14 +1,25 @@
-/* The resident kernel of a communicator (collectives/ll_run.cu): blocking calls made through
- * MPI that take the LL protocol are written into a ring in pinned host memory and run by a
- * kernel that stays on the GPU between calls, so a call costs no launch. The kernel runs on a
- * stream of its own that does not wait for the legacy default stream and that the legacy stream
- * does not wait for, and ends after MCOLL_RESIDENT_IDLE_US without a call, so an application's
- * own cudaDeviceSynchronize waits for it at most that long. Any other launch on the team ends it
- * first (mcoll_comm_enter), and it is started again only once the team's stream is idle, so its
- * calls and the launched ones keep the order in which they were made. */
+/* The resident kernel of a communicator (collectives/ll_run.cu): calls made through MPI that take
+ * the LL protocol are written into a ring in pinned host memory and run by a kernel that stays on
+ * the GPU between calls, so a call costs no launch. The kernel runs on a stream of its own that
+ * does not wait for the legacy default stream and that the legacy stream does not wait for, and
+ * ends after MCOLL_RESIDENT_IDLE_US without a call, so an application's own
+ * cudaDeviceSynchronize waits for it at most that long.
+ *
+ * Blocking calls post and wait for their call; nonblocking and persistent ones post and return,
+ * and their requests complete once the kernel's done count has passed their call's number
+ * (mcoll_resident_test). So the ring may hold several calls: a post waits for a free slot. Any
+ * other launch on the team first waits until the kernel has done every posted call, then tells
+ * it to end (mcoll_resident_drain, from mcoll_comm_enter): launched LL kernels continue the LL
+ * call count the resident kernel keeps in device memory and must not run beside it. The kernel
+ * is started again only once the team's stream is idle, so ring calls and launched ones keep the
+ * order in which they were made.
+ *
+ * One thread at a time posts, starts the kernel or waits for it (`lock`); the done count is read
+ * without it. A forked child never touches its parent's ring (CUDA is not usable there). */
 #ifndef MCOLL_RESIDENT_H
 #define MCOLL_RESIDENT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <cuda.h>
 #include "mcoll.h"
@@ -22,8 +33,11 @@ typedef struct mcoll_resident {
     CUstream stream;             /* non-blocking */
     uint64_t posted;             /* calls written to the ring (EXIT included) */
     uint64_t generation;         /* of the kernel launched last (0: none yet) */
-    int running;                 /* launched, and neither told to end nor seen ended */
-    int unusable;                /* setting up failed once: calls are launched instead */
+    int running;                 /* launched, and not told to end (it may have ended idle) */
+    int unusable;                /* setting up or restarting failed: calls are launched instead,
+                                    and calls posted but not done will never be */
+    unsigned forks;              /* the process's fork count when the ring was made */
+    atomic_int lock;             /* 1 while a thread posts, starts the kernel or waits for it */
     unsigned said;               /* INFO lines already given (one per kind of event) */
 } mcoll_resident;
 
@@ -31,9 +45,18 @@ typedef struct mcoll_resident {
  * when it took the call (*rc is the result), 0 when the call must be launched as usual
  * (resident kernel off, the legacy default stream or the team's stream still busy). */
 int mcoll_resident_run(struct mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result *rc);
-/* Tell a running kernel to end after its calls; returns at once. */
-void mcoll_resident_quiesce(struct mcoll_comm *comm);
-/* End it, wait for it, free what it holds. */
+/* Posts `call` for a nonblocking or persistent call and returns: 1 when posted, *ticket the
+ * number the ring's done count must reach; 0 when the ring does not take it now (as for
+ * mcoll_resident_run, or MCOLL_RESIDENT_NONBLOCKING=0): the caller launches it as before. */
+int mcoll_resident_post(struct mcoll_comm *comm, const mcoll_ll_call *call, uint64_t *ticket);
+/* Never blocks: 1 once call `ticket` is done (*rc MCOLL_SUCCESS) or can no longer be (*rc the
+ * error: a peer gone, the kernel could not be started again); 0 while it is under way. A kernel
+ * that ended before reaching the call is started again here. */
+int mcoll_resident_test(struct mcoll_comm *comm, uint64_t ticket, mcoll_result *rc);
+/* Before any other launch on the team: wait until every posted call is done, then tell the
+ * kernel to end. MCOLL_SUCCESS, or the error that ended the wait (the ring is unusable then). */
+mcoll_result mcoll_resident_drain(struct mcoll_comm *comm);
+/* Drain, end the kernel, wait for it, free what it holds. */
 void mcoll_resident_free(struct mcoll_comm *comm);
 
 #endif /* MCOLL_RESIDENT_H */

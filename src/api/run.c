@@ -14,15 +14,20 @@ static mcoll_access access_of(const mcoll_comm *comm)
 /* Kernels launch into the current context. A team created on a thread without one runs in
  * the primary context it made current; calls from threads without it get it too. Otherwise the
  * caller's current context is the team's device's, and is left alone. */
-mcoll_result mcoll_comm_enter_context(mcoll_comm *comm)
+mcoll_result mcoll_comm_current(mcoll_comm *comm)
 {
     CUcontext current = NULL;
-    mcoll_async_wait_lane(&comm->lane);
-    if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
     if (comm->team->made_current &&
         (mcoll_cu.cuCtxGetCurrent(&current) != CUDA_SUCCESS || current != comm->team->context))
         CU_RETURN(cuCtxSetCurrent(comm->team->context));
     return MCOLL_SUCCESS;
+}
+
+mcoll_result mcoll_comm_enter_context(mcoll_comm *comm)
+{
+    mcoll_async_wait_lane(&comm->lane);
+    if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
+    return mcoll_comm_current(comm);
 }
 
 CUcontext mcoll_comm_context(mcoll_comm *comm)
@@ -35,8 +40,8 @@ CUcontext mcoll_comm_context(mcoll_comm *comm)
 
 mcoll_result mcoll_comm_enter(mcoll_comm *comm)
 {
-    mcoll_resident_quiesce(comm);
-    return mcoll_comm_enter_context(comm);
+    MC_RETURN(mcoll_comm_enter_context(comm));
+    return mcoll_resident_drain(comm);
 }
 
 int mcoll_comm_ll_form(const mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,

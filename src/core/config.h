@@ -28,6 +28,7 @@ typedef struct {
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
     size_t ll_max;             /* MCOLL_LL_MAX: largest payload (bytes) taking the LL protocol */
     int resident;              /* MCOLL_RESIDENT: blocking LL calls through MPI in a resident kernel */
+    int resident_nonblocking;  /* MCOLL_RESIDENT_NONBLOCKING: nonblocking and persistent LL calls through its ring too */
     int resident_idle_us;      /* MCOLL_RESIDENT_IDLE_US: idle time after which the resident kernel ends */
     int async_start;           /* MCOLL_ASYNC_START: nonblocking engine launches in the launcher thread */
     int async_spin_us;         /* MCOLL_ASYNC_SPIN_US: the launcher thread's awake time after a launch */

@@ -40,6 +40,10 @@ struct mcoll_decision {
     size_t bytes;                  /* bytes of one rank's block */
     int zero_copy;                 /* map the peers' buffers for this call and run it zero-copy
                                       where every rank's can be mapped (engine_map.h) */
+    /* Nonblocking and persistent calls (engine.h, mcoll_engine_ring_plan): posted to the
+       resident kernel's ring, as this LL call, where it takes them when they start. */
+    int ring;
+    mcoll_ll_call ll;
     /* The staged path: */
     int chunk;                     /* elements per pipelined PMPI call; 0: the call whole */
 };

@@ -41,18 +41,43 @@ static mcoll_result finish(mcoll_comm *e, mcoll_result rc)
     return mcoll_comm_sync(e);
 }
 
+/* Set while mcoll_engine_ring_plan runs a hook (this thread only): where the LL form goes. */
+static _Thread_local mcoll_ll_call *plan;
+
 /* A blocking call for the LL protocol runs in the communicator's resident kernel (no launch,
- * no stream synchronization): 1 when it did, *rc its result. */
+ * no stream synchronization): 1 when it did, *rc its result. While planning, every hook that
+ * comes here stops here: 1, with *rc saying whether the call has an LL form (in *plan). */
 static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
                     mcoll_dtype dtype, mcoll_op op, int root, mcoll_result *rc)
 {
     mcoll_ll_call call;
+    if (plan) {
+        *rc = mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, plan) ? MCOLL_SUCCESS
+                                                                                           : MCOLL_ERR_UNSUPPORTED;
+        return 1;
+    }
     return !launch_only && mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call) &&
            mcoll_resident_run(e, &call, rc);
 }
 
 /* MPI_IN_PLACE as the kernels read it: the input is the receive buffer. */
 static const void *input_of(const void *sendbuf, void *recvbuf) { return sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf; }
+
+int mcoll_engine_ring_plan(const mcoll_call *c, mcoll_decision *d)
+{
+    const mcoll_settings *s = mcoll_settings_get();
+    mcoll_call probe = *c;
+    mcoll_result rc;
+    d->ring = 0;
+    /* A root's host buffer goes through scratch memory copied around a launch (operation.c). */
+    if (!s->resident || !s->resident_nonblocking || d->path != MCOLL_PATH_ENGINE || mcoll_engine_host_role(&probe))
+        return 0;
+    plan = &d->ll;
+    rc = c->coll->engine(c, d);
+    plan = NULL;
+    d->ring = rc == MCOLL_SUCCESS;
+    return d->ring;
+}
 
 mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {

@@ -78,6 +78,12 @@ mcoll_result mcoll_engine_root(const mcoll_call *c, const mcoll_decision *d, mco
  * none. Persistent calls build it when they are initialized. */
 mcoll_comm *mcoll_engine_of(mcoll_comm_state *cs);
 
+/* The part of a nonblocking or persistent call's decision that the engine must answer: whether
+ * it goes to the resident kernel's ring (d->ring, with its LL form in d->ll; resident.h). Only
+ * for collectives whose engine hook asks the resident kernel first (mcoll_nb_coll.ring): the
+ * hook is run in a mode that stops there. Builds the communicator's engine if needed. */
+int mcoll_engine_ring_plan(const mcoll_call *c, mcoll_decision *d);
+
 /* While on (this thread only), the functions above return once the kernel is queued on the
  * team's stream (mcoll_comm_stream) instead of waiting for it: the nonblocking calls record an
  * event after it and complete their request when the event has passed (request.h). */

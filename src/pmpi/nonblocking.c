@@ -78,14 +78,14 @@ static int allgather_init(const mcoll_call *c, MPI_Info info, MPI_Request *req)
 }
 #endif
 
-const mcoll_nb_coll mcoll_nb_allreduce = {&mcoll_coll_allreduce, "iallreduce", iallreduce, INIT(allreduce_init)};
-const mcoll_nb_coll mcoll_nb_bcast = {&mcoll_coll_bcast, "ibcast", ibcast, INIT(bcast_init)};
-const mcoll_nb_coll mcoll_nb_reduce = {&mcoll_coll_reduce, "ireduce", ireduce, INIT(reduce_init)};
+const mcoll_nb_coll mcoll_nb_allreduce = {&mcoll_coll_allreduce, "iallreduce", iallreduce, INIT(allreduce_init), 1};
+const mcoll_nb_coll mcoll_nb_bcast = {&mcoll_coll_bcast, "ibcast", ibcast, INIT(bcast_init), 1};
+const mcoll_nb_coll mcoll_nb_reduce = {&mcoll_coll_reduce, "ireduce", ireduce, INIT(reduce_init), 1};
 const mcoll_nb_coll mcoll_nb_reduce_scatter_block = {&mcoll_coll_reduce_scatter_block, "ireduce_scatter_block",
-                                                     ireduce_scatter_block, INIT(reduce_scatter_block_init)};
+                                                     ireduce_scatter_block, INIT(reduce_scatter_block_init), 1};
 const mcoll_nb_coll mcoll_nb_reduce_scatter = {&mcoll_coll_reduce_scatter, "ireduce_scatter", ireduce_scatter,
-                                               INIT(reduce_scatter_init)};
-const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", iallgather, INIT(allgather_init)};
+                                               INIT(reduce_scatter_init), 1};
+const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", iallgather, INIT(allgather_init), 1};
 
 /* ---------------------------------------------------------------------------------------------
  * The common run
@@ -114,6 +114,7 @@ int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request)
     int err = prepare(c, &d, request);
     if (err == MCOLL_PMPI_FORWARD) return nb->start(c, c->sendbuf, c->recvbuf, request);
     if (err != MPI_SUCCESS) return err;
+    if (nb->ring) mcoll_engine_ring_plan(c, &d);
     if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED) {
         err = mcoll_nbop_create(c, &d, nb, 0, request);
         if (err != MCOLL_PMPI_FORWARD) return err;
@@ -132,6 +133,7 @@ int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Req
     if (err != MPI_SUCCESS) return err;
     /* The plan is made once: a communicator's engine is built now, or the call staged. */
     if (d.path == MCOLL_PATH_ENGINE && !mcoll_engine_of(c->cs)) mcoll_decide_without_engine(c, &d, "declined");
+    if (nb->ring) mcoll_engine_ring_plan(c, &d);
     if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED) return mcoll_nbop_create(c, &d, nb, 1, request);
     mcoll_pmpi_log_path(c, &d);
     return nb->init(c, info, request);

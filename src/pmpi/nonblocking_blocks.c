@@ -101,14 +101,14 @@ static int scatterv_init(const mcoll_call *c, MPI_Info info, MPI_Request *req)
 }
 #endif
 
-const mcoll_nb_coll mcoll_nb_allgatherv = {&mcoll_coll_allgatherv, "iallgatherv", iallgatherv, INIT(allgatherv_init)};
-const mcoll_nb_coll mcoll_nb_alltoall = {&mcoll_coll_alltoall, "ialltoall", ialltoall, INIT(alltoall_init)};
-const mcoll_nb_coll mcoll_nb_alltoallv = {&mcoll_coll_alltoallv, "ialltoallv", ialltoallv, INIT(alltoallv_init)};
-const mcoll_nb_coll mcoll_nb_alltoallw = {&mcoll_coll_alltoallw, "ialltoallw", ialltoallw, INIT(alltoallw_init)};
-const mcoll_nb_coll mcoll_nb_gather = {&mcoll_coll_gather, "igather", igather, INIT(gather_init)};
-const mcoll_nb_coll mcoll_nb_gatherv = {&mcoll_coll_gatherv, "igatherv", igatherv, INIT(gatherv_init)};
-const mcoll_nb_coll mcoll_nb_scatter = {&mcoll_coll_scatter, "iscatter", iscatter, INIT(scatter_init)};
-const mcoll_nb_coll mcoll_nb_scatterv = {&mcoll_coll_scatterv, "iscatterv", iscatterv, INIT(scatterv_init)};
+const mcoll_nb_coll mcoll_nb_allgatherv = {&mcoll_coll_allgatherv, "iallgatherv", iallgatherv, INIT(allgatherv_init), 0};
+const mcoll_nb_coll mcoll_nb_alltoall = {&mcoll_coll_alltoall, "ialltoall", ialltoall, INIT(alltoall_init), 0};
+const mcoll_nb_coll mcoll_nb_alltoallv = {&mcoll_coll_alltoallv, "ialltoallv", ialltoallv, INIT(alltoallv_init), 0};
+const mcoll_nb_coll mcoll_nb_alltoallw = {&mcoll_coll_alltoallw, "ialltoallw", ialltoallw, INIT(alltoallw_init), 0};
+const mcoll_nb_coll mcoll_nb_gather = {&mcoll_coll_gather, "igather", igather, INIT(gather_init), 0};
+const mcoll_nb_coll mcoll_nb_gatherv = {&mcoll_coll_gatherv, "igatherv", igatherv, INIT(gatherv_init), 0};
+const mcoll_nb_coll mcoll_nb_scatter = {&mcoll_coll_scatter, "iscatter", iscatter, INIT(scatter_init), 0};
+const mcoll_nb_coll mcoll_nb_scatterv = {&mcoll_coll_scatterv, "iscatterv", iscatterv, INIT(scatterv_init), 0};
 
 /* ---------------------------------------------------------------------------------------------
  * One builder per collective, for its nonblocking and persistent forms

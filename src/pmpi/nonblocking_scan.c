@@ -26,8 +26,8 @@ static int exscan_init(const mcoll_call *c, MPI_Info info, MPI_Request *req)
 }
 #endif
 
-const mcoll_nb_coll mcoll_nb_scan = {&mcoll_coll_scan, "iscan", iscan, INIT(scan_init)};
-const mcoll_nb_coll mcoll_nb_exscan = {&mcoll_coll_exscan, "iexscan", iexscan, INIT(exscan_init)};
+const mcoll_nb_coll mcoll_nb_scan = {&mcoll_coll_scan, "iscan", iscan, INIT(scan_init), 0};
+const mcoll_nb_coll mcoll_nb_exscan = {&mcoll_coll_exscan, "iexscan", iexscan, INIT(exscan_init), 0};
 
 static int prefix(const mcoll_nb_coll *nb, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                   MPI_Op op, MPI_Comm comm, int persistent, MPI_Info info, MPI_Request *request)

@@ -1,4 +1,5 @@
 /* The steps of one operation on the engine or the staged path (see operation.h). */
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -95,7 +96,16 @@ static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
 static mcoll_nbop *op_of(mcoll_async_job *job) { return (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job)); }
 
 /* The launcher thread's part of a queued start (async.h): what the caller would have done after
- * deciding, in the caller's context. A failure is the request's error, found by its next test. */
+ * deciding, in the caller's context. A failure is the request's error, found by its next test.
+ *
+ * The hook never answers MCOLL_ERR_UNSUPPORTED here, which in the caller means "decline: decide
+ * again without the engine" (launch_engine) and which a thread could not act on (the fallback's
+ * MPI call belongs to the caller, in the order of its calls). Engine hooks answer it only when
+ * the communicator has no engine, and queue_engine queued the job only after getting it (it stays
+ * until the operations on it have finished: mcoll_requests_comm_freed); the launchers answer
+ * MCOLL_LAUNCH_UNSUPPORTED only for what the decision has excluded (a datatype or op the kernels
+ * lack, a root outside the team) or a team that is not built (team_ok; a data area too small for
+ * one chunk, which team creation refuses). */
 static void run_queued(mcoll_async_job *job)
 {
     mcoll_nbop *op = op_of(job);
@@ -103,6 +113,7 @@ static void run_queued(mcoll_async_job *job)
     mcoll_result rc;
     mcoll_ctx_enter(op->launch_ctx); /* left current: the next job most likely wants it too */
     rc = launch_kernel(op, &e);
+    assert(rc != MCOLL_ERR_UNSUPPORTED);
     if (rc != MCOLL_SUCCESS) {
         MCOLL_WARN("%s: GPU engine failed in a queued launch (%s); the request completes with MPI_ERR_OTHER",
                    op->nb->name, mcoll_strerror(rc));
@@ -144,14 +155,30 @@ static int queue_engine(mcoll_nbop *op)
     return -1;
 }
 
+/* A call decided for the resident kernel's ring (d.ring) posted there: 1, or 0 when the ring does
+ * not take it now (it is launched instead, as any other). In the caller, never in the launcher
+ * thread: the post keeps its order with the caller's other calls by itself. */
+static int post_ring(mcoll_nbop *op)
+{
+    mcoll_comm *engine = op->call.cs->engine;
+    if (!op->d.ring || !engine || !mcoll_resident_post(engine, &op->d.ll, &op->ticket)) return 0;
+    op->engine = engine;
+    op->ncopies = 0;
+    op->error = MPI_SUCCESS;
+    op->state = MCOLL_NB_RING;
+    return 1;
+}
+
 /* The engine path: like the blocking one (engine.h) without its wait. */
 static int launch_engine(mcoll_nbop *op)
 {
     mcoll_call e = op->call;
     mcoll_stage *st = NULL;
     mcoll_result rc;
-    int err = queue_engine(op);
+    int err;
 
+    if (post_ring(op)) return MPI_SUCCESS;
+    err = queue_engine(op);
     if (err != -1) return err;
     if ((err = root_scratch(op, &e, &st)) != MPI_SUCCESS) {
         mcoll_stage_end(st);
@@ -310,7 +337,18 @@ static int event_passed(mcoll_nbop *op)
 int mcoll_nbop_advance(mcoll_nbop *op)
 {
     int flag = 0, rc;
+    mcoll_result ring_rc;
     switch (op->state) {
+    case MCOLL_NB_RING:
+        if (!mcoll_resident_test(op->engine, op->ticket, &ring_rc)) return 0;
+        if (ring_rc != MCOLL_SUCCESS) {
+            MCOLL_WARN("%s: the resident kernel did not run the call (%s); the request completes with MPI_ERR_OTHER",
+                       op->nb->name, mcoll_strerror(ring_rc));
+            op->error = MPI_ERR_OTHER;
+        }
+        op->engine = NULL;
+        op->state = MCOLL_NB_DONE;
+        break;
     case MCOLL_NB_QUEUED:
         if (atomic_load_explicit(&op->queued, memory_order_acquire)) return 0;
         if (op->error != MPI_SUCCESS) {

@@ -5,6 +5,7 @@
 #define MCOLL_OPERATION_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <cuda.h>
 #include "async.h"
 #include "request.h"
@@ -13,6 +14,7 @@
 
 typedef enum {
     MCOLL_NB_IDLE,      /* persistent, not started */
+    MCOLL_NB_RING,      /* engine: posted to the resident kernel's ring, not yet done */
     MCOLL_NB_QUEUED,    /* engine: launch queued to the launcher thread (async.h) */
     MCOLL_NB_KERNEL,    /* engine: kernel queued, event recorded after it */
     MCOLL_NB_MPI,       /* staged: the MPI's request on the host copies in flight */
@@ -42,7 +44,9 @@ struct mcoll_nbop {
     mcoll_nbop_state state;
     int error;                  /* MPI error class, MPI_SUCCESS */
     MPI_Request inner;          /* staged: the MPI's request */
-    mcoll_comm *engine;         /* engine: whose abort flag tells a dead peer */
+    mcoll_comm *engine;         /* engine: whose abort flag tells a dead peer, and whose ring
+                                   runs the call in RING */
+    uint64_t ticket;            /* RING: the ring's done count that completes it */
     CUcontext ctx;              /* context of the event and the copies */
     CUevent event;
     mcoll_copy copies[2];
@@ -64,7 +68,8 @@ struct mcoll_nbop {
     struct mcoll_nbop *chain[2];    /* hash chains: by generalized request, by persistent handle */
 };
 
-/* Start the current run of op (operation.c): queue the kernel (engine; with MCOLL_ASYNC_START,
+/* Start the current run of op (operation.c): post it to the resident kernel's ring (engine, a
+ * call decided for it that the ring takes now), or queue the kernel (engine; with MCOLL_ASYNC_START,
  * through the launcher thread, whose failure then completes the request with an error) or copy the inputs to
  * host memory and make the MPI's nonblocking call (staged). MPI_SUCCESS with op->state set (a
  * failed copy leaves op->error set and the MPI call made, so the peers are not left waiting);

@@ -378,7 +378,8 @@ static void drain(int (*busy)(const mcoll_nbop *op, const void *arg), const void
 
 static int uses_engine(const mcoll_nbop *op, const void *engine)
 {
-    return (op->state == MCOLL_NB_QUEUED || op->state == MCOLL_NB_KERNEL) && op->engine == (const mcoll_comm *)engine;
+    return (op->state == MCOLL_NB_RING || op->state == MCOLL_NB_QUEUED || op->state == MCOLL_NB_KERNEL) &&
+           op->engine == (const mcoll_comm *)engine;
 }
 
 static int any(const mcoll_nbop *op, const void *arg)

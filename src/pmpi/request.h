@@ -11,6 +11,9 @@
  *
  * Operations advance in steps, each a cheap query, whenever the application calls an MPI
  * completion function (the wrappers in completion.c call mcoll_requests_progress first):
+ *   ring     a call of the LL protocol that the resident kernel's ring takes (decided with
+ *            mcoll_engine_ring_plan) is posted there (src/api/resident.h); RING until the ring's
+ *            done count has passed its number. Never queued to the launcher thread;
  *   engine   the call launches the kernel on the team's stream and records an event after it, or
  *            with MCOLL_ASYNC_START=1 queues that to the launcher thread (src/api/async.h; QUEUED
  *            until it has been done); KERNEL until the event has passed (then, for a host receive
@@ -40,6 +43,9 @@ typedef struct {
     /* The MPI's persistent form (PMPI_<Name>_init or PMPIX_<Name>_init); NULL when the MPI
      * declares none. */
     int (*init)(const mcoll_call *c, MPI_Info info, MPI_Request *req);
+    /* 1: its engine hook asks the resident kernel first, so the call may go to its ring
+     * (mcoll_engine_ring_plan). */
+    int ring;
 } mcoll_nb_coll;
 
 /* The entries (nonblocking.c). */

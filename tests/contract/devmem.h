@@ -110,6 +110,18 @@ static inline void devmem_mpi_init(int *argc, char ***argv, int *rank, int *size
     devmem_start(*rank, dev);
 }
 
+/* devmem_mpi_init for the tests that run the engines on the model with their launchers
+ * replaced: the engines on, device buffers never handed to the MPI as they are, events that
+ * answer NOT_READY twice after each record (unless the environment says), MCOLL_RESIDENT as given. */
+static inline void devmem_engine_init(int *argc, char ***argv, int *rank, int *size, CUdevice *dev, int resident)
+{
+    setenv("MCOLL_ENGINE", "auto", 1);
+    setenv("MCOLL_CUDA_AWARE", "0", 1);
+    setenv("MCOLL_RESIDENT", resident ? "1" : "0", 1);
+    setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
+    devmem_mpi_init(argc, argv, rank, size, dev);
+}
+
 /* An MPI return code's error class. */
 static inline int error_class(int rc)
 {
@@ -129,15 +141,31 @@ static void checkpoint(void)
     if (getenv("MCOLL_CONTRACT_FAIL")) mcoll_contract_fail_spec(getenv("MCOLL_CONTRACT_FAIL"));
 }
 
+/* The counts before MPI_Finalize: nonzero when something failed. */
+static inline int devmem_before_finalize(const char *name)
+{
+    int rc = ct_finish(name);
+    if (device_pointers_to_mpi) CT_FAIL("%ld device pointers reached PMPI", device_pointers_to_mpi);
+    if (devmem_violations) CT_FAIL("%d violations of the driver contract", devmem_violations);
+    return rc || ct_failures;
+}
+
+/* After MPI_Finalize (stderr only: the CT_* macros report through MPI): 1 when the driver
+ * contract was broken since the last checkpoint. */
+static inline int devmem_violations_after_finalize(void)
+{
+    if (!mcoll_contract_violations()) return 0;
+    mcoll_contract_violations_print(stderr);
+    return 1;
+}
+
 /* The end of the test: counts, MPI_Finalize, then nothing of mcoll's left alive (streams,
  * events, pinned memory) and none of the test's device buffers. The exit status. */
 static int devmem_finish(const char *name, CUdevice dev)
 {
     int rank, rc, all;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    rc = ct_finish(name);
-    if (device_pointers_to_mpi) CT_FAIL("%ld device pointers reached PMPI", device_pointers_to_mpi);
-    if (devmem_violations) CT_FAIL("%d violations of the driver contract", devmem_violations);
+    rc = devmem_before_finalize(name);
     MPI_Finalize();
     if (mcoll_contract_live("stream") || mcoll_contract_live("event") || mcoll_contract_live("host_memory")) {
         mcoll_contract_live_print(stderr);

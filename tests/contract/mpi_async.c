@@ -14,6 +14,8 @@
  *     (MPI_Wait; MPI_Waitall: MPI_ERR_IN_STATUS and the status), the others succeed; with it off,
  *     the call itself returns MPI_ERR_OTHER;
  *   - MPI_Comm_free with launches still queued: they run before the team goes;
+ *   - a communicator whose engine cannot be built: the call falls back to the staged path in the
+ *     caller, never queued;
  *   - MPI_Finalize with launches still queued (their requests freed): every launch ran, before
  *     the engines went, and the launcher thread has ended.
  * Launches are slowed (1-2 ms each) so the queue really holds several, and the waits find some
@@ -298,6 +300,29 @@ static void check_comm_free(int size)
     ct_checks++;
 }
 
+/* A communicator whose engine cannot be built (cuMemCreate fails on every rank): the
+ * call declines before anything is queued (queue_engine asks for the engine in the caller) and
+ * falls back to the staged path, with the setting on as off; the launcher thread never gets a
+ * job whose hook could answer "unsupported" (operation.c, run_queued). */
+static void check_declined(int size)
+{
+    bufs b = make_bufs(size, 600);
+    MPI_Request q;
+    MPI_Comm comm;
+    int first = atomic_load(&launches), rc;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    mcoll_contract_fail("cuMemCreate", 0, CUDA_ERROR_OUT_OF_MEMORY); /* 0: every one */
+    rc = MPI_Iallreduce(b.send, b.recv, COUNT, MPI_INT, MPI_SUM, comm, &q); /* not `issued`: never launched */
+    mcoll_contract_fail_clear();
+    if (rc != MPI_SUCCESS) CT_FAIL("a call on a communicator without engine: %d", rc);
+    else if ((rc = MPI_Wait(&q, MPI_STATUS_IGNORE)) != MPI_SUCCESS) CT_FAIL("its request completed with %d", rc);
+    if (b.recv[0] != 600 * size) CT_FAIL("a declined call gave %d, not the staged sum %d", b.recv[0], 600 * size);
+    if (atomic_load(&launches) != first) CT_FAIL("a declined call reached a launcher");
+    MPI_Comm_free(&comm);
+    free_bufs(&b);
+    ct_checks++;
+}
+
 /* Calls left queued for MPI_Finalize: their requests freed (they complete in the background). */
 #define LEFT 6
 static bufs left[LEFT];
@@ -338,10 +363,7 @@ static int check_after_finalize(int rank)
                 atomic_load(&launches_in_thread), async_on);
         bad++;
     }
-    if (mcoll_contract_violations()) {
-        mcoll_contract_violations_print(stderr);
-        bad++;
-    }
+    bad += devmem_violations_after_finalize();
     return bad;
 }
 
@@ -357,11 +379,7 @@ int main(int argc, char **argv)
     /* The launcher thread is what this test is about: on unless the setting says 0. */
     if (!setting) setenv("MCOLL_ASYNC_START", "1", 1);
     async_on = !setting || atoi(setting) != 0;
-    setenv("MCOLL_ENGINE", "auto", 1);
-    setenv("MCOLL_CUDA_AWARE", "0", 1);
-    setenv("MCOLL_RESIDENT", "0", 1);
-    setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
-    devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
+    devmem_engine_init(&argc, &argv, &rank, &size, &dev, 0);
 
     blocking(MPI_COMM_WORLD); /* builds the team */
     check_order(size);
@@ -373,12 +391,11 @@ int main(int argc, char **argv)
     checkpoint();
     check_comm_free(size);
     checkpoint();
+    check_declined(size);
+    checkpoint();
     leave_queued(size);
     if (!atomic_load(&launches)) CT_FAIL("no call reached the GPU engines' launchers");
-    rc = ct_finish("mpi_async");
-    if (device_pointers_to_mpi) CT_FAIL("%ld device pointers reached PMPI", device_pointers_to_mpi);
-    if (devmem_violations) CT_FAIL("%d violations of the driver contract", devmem_violations);
-    rc = rc || ct_failures;
+    rc = devmem_before_finalize("mpi_async");
     MPI_Finalize();
     rc += check_after_finalize(rank);
     for (int i = 0; i < LEFT; i++) d_release(left[i].send), d_release(left[i].recv);

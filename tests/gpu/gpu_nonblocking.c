@@ -6,7 +6,9 @@
  * reference), completed by MPI_Waitall, by
  * MPI_Wait in reverse order, by an MPI_Testall loop and as persistent requests (where the MPI
  * has them); 1000 calls in flight at once; 16 calls in flight with blocking calls on device
- * buffers between them; calls on two communicators in flight together; device collectives in
+ * buffers between them; calls on two communicators in flight together; 200 small calls in
+ * flight (more than the resident kernel's ring holds) with larger, blocking and persistent
+ * ones between them, on one and on two communicators; device collectives in
  * one MPI_Waitany loop with point-to-point requests; persistent requests started again and again
  * on new inputs; host buffers; bad arguments.
  *   mpirun -np N gpu_nonblocking [-q] [-f FILTER] [-s SEED]     (NCCL_NVLS_ENABLE=0 required) */
@@ -101,6 +103,20 @@ static void api_nonblocking(coll_api *api, const char *name, MPI_Comm comm)
  * collectives and the scans. */
 typedef coll_case (*sequence)(int i, int size);
 
+/* The sum over the ranks of rank + k, which an allreduce of that value gives. */
+static int sum_of(int k) { return report_size() * (report_size() - 1) / 2 + report_size() * k; }
+
+/* A blocking MPI_Allreduce (the k-th) of one int in `one`, between nonblocking calls. */
+static void blocking_between(devbuf *one, int k)
+{
+    int value = report_rank() + k;
+    devbuf_put(one, 0, &value, sizeof value);
+    if (MPI_Allreduce(MPI_IN_PLACE, one->data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
+        case_fail("blocking MPI_Allreduce %d between nonblocking calls failed", k);
+    devbuf_get(one, 0, &value, sizeof value);
+    if (value != sum_of(k)) case_fail("blocking MPI_Allreduce %d between: %d, want %d", k, value, sum_of(k));
+}
+
 /* Cases of `seq`, `n` at once, each prepared, issued, and checked after one wait; between two
  * issues, when `blocking` is set, a blocking MPI_Allreduce on device buffers of its own. */
 static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence seq)
@@ -108,7 +124,7 @@ static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence 
     coll_prep *p = calloc((size_t)n, sizeof *p);
     coll_call call = {0};
     devbuf one;
-    int k, ready = p != NULL, value, want;
+    int k, ready = p != NULL;
 
     if (!case_begin("%s/in-flight/x%d%s%s%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "",
                     blocking ? "/blocking-between" : "", seq == suite_mixed ? "" : "/blocks+scans")) {
@@ -126,14 +142,7 @@ static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence 
         for (k = 0; k < n; k++) {
             prep_call(&p[k], &call);
             apis[k % napis]->issue(apis[k % napis], &call);
-            if (!blocking) continue;
-            value = report_rank() + k;
-            devbuf_put(&one, 0, &value, sizeof value);
-            if (MPI_Allreduce(MPI_IN_PLACE, one.data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS)
-                case_fail("blocking MPI_Allreduce %d between nonblocking calls failed", k);
-            devbuf_get(&one, 0, &value, sizeof value);
-            want = report_size() * (report_size() - 1) / 2 + report_size() * k;
-            if (value != want) case_fail("blocking MPI_Allreduce %d between: %d, want %d", k, value, want);
+            if (blocking) blocking_between(&one, k);
         }
         if (apis[0]->wait(apis[0]) == 0)
             for (k = 0; k < n; k++) {
@@ -144,6 +153,78 @@ static void in_flight(coll_api **apis, int napis, int n, int blocking, sequence 
     }
     for (k = 0; p && k < n; k++) prep_free(&p[k]);
     devbuf_free(&one);
+    free(p);
+    case_end();
+}
+
+/* Calls of the LL protocol's size (run.sh's ll step: through the resident kernel's ring), `n`
+ * at once, more than its ring's 64 slots, alternating between the communicators, with a larger
+ * (launched) call every 7th, a blocking small MPI_Allreduce every 5th and a persistent small
+ * MPI_Allreduce (in place, the same call every time) started every 10th and waited for before its
+ * next start; every result checked after one wait. */
+static void small_in_flight(coll_api **apis, int napis, int n)
+{
+    static const coll_kind kinds[] = {COLL_ALLREDUCE, COLL_BCAST, COLL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALLGATHER};
+    coll_prep *p = calloc((size_t)n, sizeof *p);
+    coll_call call = {0};
+    MPI_Request ps = MPI_REQUEST_NULL;
+    devbuf one, mine;
+    int k, ready = p != NULL, value, starts = 0;
+
+    if (!case_begin("%s/small-in-flight/x%d%s", apis[0]->name, n, napis > 1 ? "/two-comms" : "")) {
+        free(p);
+        return;
+    }
+    memset(&one, 0, sizeof one);
+    memset(&mine, 0, sizeof mine);
+    ready = ready && devbuf_alloc(&one, MEM_DEVICE, sizeof(int), 0) == 0 &&
+            devbuf_alloc(&mine, MEM_DEVICE, sizeof(int), 0) == 0;
+    for (k = 0; ready && k < n; k++) {
+        const coll_api *a = apis[k % napis];
+        coll_case c;
+        memset(&c, 0, sizeof c);
+        c.kind = kinds[k % LEN(kinds)];
+        c.type = type_get(k % 2 ? TT_INT32 : TT_FLOAT);
+        c.op = op_get(OP_SUM);
+        c.count = k % 7 == 6 ? (size_t)(65536 + k) : 1 + (size_t)k % 13;
+        c.root = k % a->size;
+        c.in_place = c.kind == COLL_ALLREDUCE && k % 3 == 0;
+        c.mem = MEM_DEVICE;
+        ready = prep_alloc(&p[k], &c, a->rank, a->size) == 0 && prep_load(&p[k], case_seed() + (uint64_t)k) == 0;
+    }
+#ifdef INIT
+    if (ready) ready = INIT(Allreduce)(MPI_IN_PLACE, mine.data, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &ps) ==
+                       MPI_SUCCESS;
+#endif
+    if (case_agree(ready)) {
+        for (k = 0; k < n; k++) {
+            prep_call(&p[k], &call);
+            apis[k % napis]->issue(apis[k % napis], &call);
+            if (k % 5 == 4) blocking_between(&one, k);
+            if (k % 10 == 9 && ps != MPI_REQUEST_NULL) {
+                if (starts++ && MPI_Wait(&ps, MPI_STATUS_IGNORE) != MPI_SUCCESS) case_fail("persistent wait %d", k);
+                value = report_rank() + k;
+                devbuf_put(&mine, 0, &value, sizeof value);
+                if (MPI_Start(&ps) != MPI_SUCCESS) case_fail("persistent start %d", k);
+            }
+        }
+        if (apis[0]->wait(apis[0]) == 0)
+            for (k = 0; k < n; k++) {
+                char label[32];
+                snprintf(label, sizeof label, "call %d: ", k);
+                prep_check(&p[k], label);
+            }
+        if (starts && MPI_Wait(&ps, MPI_STATUS_IGNORE) != MPI_SUCCESS) case_fail("last persistent wait");
+        if (starts) {
+            k = 10 * starts - 1; /* the last start's value */
+            devbuf_get(&mine, 0, &value, sizeof value);
+            if (value != sum_of(k)) case_fail("persistent MPI_Allreduce: %d, want %d", value, sum_of(k));
+        }
+    }
+    if (ps != MPI_REQUEST_NULL) MPI_Request_free(&ps);
+    for (k = 0; p && k < n; k++) prep_free(&p[k]);
+    devbuf_free(&one);
+    devbuf_free(&mine);
     free(p);
     case_end();
 }
@@ -303,6 +384,8 @@ int main(int argc, char **argv)
     api_nonblocking(&other, "mpi-nb-dup", dup);
     in_flight(both, 2, 16, 0, suite_mixed);
     in_flight(both, 2, 18, 0, suite_mixed_native);
+    small_in_flight(both, 1, 200);
+    small_in_flight(both, 2, 200);
     with_point_to_point(&api, 6);
     host_buffers(&api);
     bad_arguments(&api);

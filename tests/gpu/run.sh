@@ -39,9 +39,11 @@
 #              pass, log that calls were mapped, and log no failed mapping
 #   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
-#              calls in the resident kernel, interleaved with launched ones), and gpu_mpi with
-#              MCOLL_RESIDENT_IDLE_US=1 (the resident kernel ends after nearly every call and is
-#              started again); the MPI runs must log that the resident kernel started
+#              calls in the resident kernel, interleaved with launched ones; nonblocking and
+#              persistent calls posted to its ring, many at once, on two communicators), and gpu_mpi
+#              with MCOLL_RESIDENT_IDLE_US=1 (the resident kernel ends after nearly every call and is
+#              started again); the MPI runs must log that the resident kernel started, and
+#              gpu_nonblocking that nonblocking calls were posted to its ring
 #   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
 #              between), every collective and root, odd counts, against host results; the
@@ -501,6 +503,12 @@ run_step() {
         n=$(grep -c 'resident kernel: started' "$log")
         if [ "$n" -gt 0 ]; then key="$key; resident kernel started on $n ranks"
         else result=FAIL; key="the resident kernel never started; $key"; fi
+        # Nonblocking and persistent LL calls are posted to its ring (MCOLL_RESIDENT_NONBLOCKING).
+        if [ "$step" = ll-nonblocking ] && [ "$result" = PASS ]; then
+            n=$(grep -c 'resident kernel: nonblocking and persistent LL calls through MPI are posted to it' "$log")
+            if [ "$n" -gt 0 ]; then key="$key; nonblocking calls through its ring on $n communicator ranks"
+            else result=FAIL; key="no nonblocking call went through the resident kernel's ring; $key"; fi
+        fi
     fi
     if [ "$step" = autoreg ] && [ "$result" = PASS ]; then
         n=$(grep -c 'zero-copy: a call through MPI mapped' "$log")

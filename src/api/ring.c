@@ -1,0 +1,162 @@
+/* The calls through the resident kernel's ring (resident.h): posts, the waits and tests on its
+ * done count, the drain before other launches. Calls are numbered from 1 in the order posted;
+ * call n is done once the ring's done count is n or more. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include "clock.h"
+#include "config.h"
+#include "log.h"
+#include "resident_kernel.h"
+
+static uint64_t load(volatile uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+
+/* With the lock held and a free slot. The slot is written even for a call marked the same as
+ * the last: a kernel started since (it holds no call) reads it. */
+static void put(mcoll_resident *r, const mcoll_ll_call *call)
+{
+    const int same = r->posted && memcmp(call, &r->ring->call[(r->posted - 1) % MCOLL_RING_SLOTS], sizeof *call) == 0;
+    r->ring->call[r->posted % MCOLL_RING_SLOTS] = *call;
+    r->posted++;
+    __atomic_store_n(&r->ring->posted, r->posted << 1 | (same ? MCOLL_RING_SAME : 0), __ATOMIC_RELEASE);
+}
+
+/* The kernel ended (idle, or on an EXIT posted after it had ended) before doing call n. */
+static int ended_before(const mcoll_resident *r, uint64_t n)
+{
+    return load(&r->ring->exited) == r->generation && load(&r->ring->done) < n;
+}
+
+/* With the lock held: until the kernel has done call `n`, started again when it ended before
+ * reaching it. An error leaves the ring unusable: what was posted will never be done. */
+static mcoll_result wait_done(mcoll_comm *comm, uint64_t n)
+{
+    mcoll_resident *r = &comm->resident;
+    mcoll_watch *watch = &comm->team->watch;
+    mcoll_result rc = MCOLL_SUCCESS;
+    mcoll_watch_call_begin(watch);
+    while (load(&r->ring->done) < n) {
+        if (mcoll_watch_aborted(watch)) {
+            rc = MCOLL_ERR_ABORTED;
+            break;
+        }
+        if (ended_before(r, n) && !mcoll_resident_start(comm)) {
+            rc = MCOLL_ERR_CUDA;
+            break;
+        }
+    }
+    mcoll_watch_call_end(watch);
+    if (rc != MCOLL_SUCCESS) {
+        r->running = 0;
+        r->unusable = 1;
+    }
+    return rc;
+}
+
+/* With the lock held: a slot free for the next post (the kernel has read the call that was in it
+ * and is done with it once it has done that call). */
+static mcoll_result free_slot(mcoll_comm *comm)
+{
+    mcoll_resident *r = &comm->resident;
+    if (r->posted < MCOLL_RING_SLOTS || load(&r->ring->done) > r->posted - MCOLL_RING_SLOTS) return MCOLL_SUCCESS;
+    return wait_done(comm, r->posted - MCOLL_RING_SLOTS + 1);
+}
+
+/* With the lock held: tell a running kernel to end after its calls (a slot is free: it is done
+ * with every call). */
+static void quiesce(mcoll_resident *r)
+{
+    mcoll_ll_call end;
+    if (!r->running) return;
+    memset(&end, 0, sizeof end);
+    end.kind = MCOLL_LL_EXIT;
+    put(r, &end);
+    r->running = 0;
+}
+
+/* Microseconds, for the TRACE line of each call. */
+static double now_us(void) { return (double)mcoll_now_ns() * 1e-3; }
+
+int mcoll_resident_run(mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result *rc)
+{
+    mcoll_resident *r = &comm->resident;
+    const int timed = mcoll_log_level >= MCOLL_LOG_TRACE;
+    const double t0 = timed ? now_us() : 0;
+    double t1;
+    if (!mcoll_resident_take(comm)) return 0;
+    *rc = free_slot(comm);
+    if (*rc == MCOLL_SUCCESS) {
+        put(r, call);
+        t1 = timed ? now_us() : 0;
+        *rc = wait_done(comm, r->posted);
+        /* Where a call's time goes: the checks before the post (the legacy-stream query among
+         * them), then the kernel's round trip (the ring both ways and the LL exchange). */
+        MCOLL_TRACE("resident call %d, %llu B: %.2f us to post, %.2f us to done", call->kind,
+                    (unsigned long long)call->bytes, t1 - t0, now_us() - t1);
+    }
+    mcoll_resident_unlock(r);
+    return 1;
+}
+
+int mcoll_resident_post(mcoll_comm *comm, const mcoll_ll_call *call, uint64_t *ticket)
+{
+    mcoll_resident *r = &comm->resident;
+    int posted = 0;
+    if (!mcoll_settings_get()->resident_nonblocking || !mcoll_resident_take(comm)) return 0;
+    /* A slot that does not come free (a peer gone) leaves the ring unusable: launched instead. */
+    if (free_slot(comm) == MCOLL_SUCCESS) {
+        put(r, call);
+        *ticket = r->posted;
+        posted = 1;
+        mcoll_resident_say(r, MCOLL_SAID_NONBLOCKING, "nonblocking and persistent LL calls through MPI are posted to it");
+        /* A kernel that ended just now would leave the call to the first test: start it here. */
+        if (ended_before(r, r->posted) && !mcoll_resident_start(comm)) {
+            r->running = 0;
+            r->unusable = 1;
+        }
+    }
+    mcoll_resident_unlock(r);
+    return posted;
+}
+
+int mcoll_resident_test(mcoll_comm *comm, uint64_t ticket, mcoll_result *rc)
+{
+    mcoll_resident *r = &comm->resident;
+    *rc = MCOLL_SUCCESS;
+    if (mcoll_resident_forked(r)) {
+        *rc = MCOLL_ERR_CUDA;
+        return 1;
+    }
+    if (load(&r->ring->done) >= ticket) return 1;
+    if (mcoll_watch_aborted(&comm->team->watch)) {
+        *rc = MCOLL_ERR_ABORTED;
+        return 1;
+    }
+    /* Another thread posting or waiting moves the ring on itself. */
+    if (!mcoll_resident_trylock(r)) return 0;
+    if (load(&r->ring->done) < ticket) {
+        if (r->unusable) {
+            *rc = MCOLL_ERR_CUDA;
+        } else if (ended_before(r, ticket) &&
+                   (mcoll_comm_current(comm) != MCOLL_SUCCESS || !mcoll_resident_start(comm))) {
+            r->running = 0;
+            r->unusable = 1;
+            *rc = MCOLL_ERR_CUDA;
+        }
+    }
+    mcoll_resident_unlock(r);
+    return *rc != MCOLL_SUCCESS || load(&r->ring->done) >= ticket;
+}
+
+mcoll_result mcoll_resident_drain(mcoll_comm *comm)
+{
+    mcoll_resident *r = &comm->resident;
+    mcoll_result rc = MCOLL_SUCCESS;
+    mcoll_resident_lock(r);
+    /* Calls are posted only while the kernel is running (told to end: none since). */
+    if (r->running && !mcoll_resident_forked(r)) {
+        rc = wait_done(comm, r->posted);
+        quiesce(r);
+    }
+    mcoll_resident_unlock(r);
+    return rc;
+}
