@@ -39,11 +39,13 @@
 #              pass, log that calls were mapped, and log no failed mapping
 #   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
-#              calls in the resident kernel, interleaved with launched ones; nonblocking and
-#              persistent calls posted to its ring, many at once, on two communicators), and gpu_mpi
+#              calls in the resident kernel, interleaved with launched ones; with
+#              MCOLL_RESIDENT_NONBLOCKING=1, nonblocking and persistent calls posted to its ring,
+#              many at once, on two communicators), gpu_nonblocking again with
+#              MCOLL_RESIDENT_IDLE_US=1 (ll-nonblocking-relaunch), and gpu_mpi
 #              with MCOLL_RESIDENT_IDLE_US=1 (the resident kernel ends after nearly every call and is
 #              started again); the MPI runs must log that the resident kernel started, and
-#              gpu_nonblocking that nonblocking calls were posted to its ring
+#              ll-nonblocking that nonblocking calls were posted to its ring
 #   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
 #              between), every collective and root, odd counts, against host results; the
@@ -584,6 +586,7 @@ mpi_cmd() {
     if [ -n "${MCOLL_RESIDENT_IDLE_US-}" ]; then MPI+=(-x "MCOLL_RESIDENT_IDLE_US=$MCOLL_RESIDENT_IDLE_US"); fi
     if [ -n "${MCOLL_ASYNC_START-}" ]; then MPI+=(-x "MCOLL_ASYNC_START=$MCOLL_ASYNC_START"); fi
     if [ -n "${MCOLL_ZERO_COPY_MIN-}" ]; then MPI+=(-x "MCOLL_ZERO_COPY_MIN=$MCOLL_ZERO_COPY_MIN"); fi
+    if [ -n "${MCOLL_RESIDENT_NONBLOCKING-}" ]; then MPI+=(-x "MCOLL_RESIDENT_NONBLOCKING=$MCOLL_RESIDENT_NONBLOCKING"); fi
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
@@ -698,7 +701,8 @@ if selected ll; then
         MCOLL_LL_MAX=64K gpu_step ll-native "$np" "$BUILD/tests/gpu/gpu_native" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
         MCOLL_LL_MAX=64K gpu_step ll-stream "$np" "$BUILD/tests/gpu/gpu_stream" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
         MCOLL_LL_MAX=64K MCOLL_DEBUG=INFO gpu_step ll-mpi "$np" "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
-        MCOLL_LL_MAX=64K MCOLL_DEBUG=INFO gpu_step ll-nonblocking "$np" "$BUILD/tests/gpu/gpu_nonblocking" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_LL_MAX=64K MCOLL_RESIDENT_NONBLOCKING=1 MCOLL_DEBUG=INFO gpu_step ll-nonblocking "$np" "$BUILD/tests/gpu/gpu_nonblocking" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_LL_MAX=64K MCOLL_RESIDENT_NONBLOCKING=1 MCOLL_RESIDENT_IDLE_US=1 MCOLL_DEBUG=INFO gpu_step ll-nonblocking-relaunch "$np" "$BUILD/tests/gpu/gpu_nonblocking" -q
         MCOLL_LL_MAX=64K MCOLL_RESIDENT_IDLE_US=1 MCOLL_DEBUG=INFO gpu_step ll-relaunch "$np" "$BUILD/tests/gpu/gpu_mpi" -q
     done
 fi
