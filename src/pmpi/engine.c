@@ -45,10 +45,14 @@ static mcoll_result finish(mcoll_comm *e, mcoll_result rc)
 static _Thread_local mcoll_ll_call *plan;
 
 /* A blocking call for the LL protocol runs in the communicator's resident kernel (no launch,
- * no stream synchronization): 1 when it did, *rc its result. While planning, every hook that
- * comes here stops here: 1, with *rc saying whether the call has an LL form (in *plan). */
+ * no stream synchronization): 1 when it did, *rc its result. *small says whether the call has an
+ * LL form, alike on every rank; whether the resident kernel takes it is this rank's own answer
+ * (its legacy stream may be busy), so a small call the kernel did not take is launched as LL and
+ * never mapped for zero-copy (the mapping is collective: the ranks the kernel took never join
+ * it). While planning, every hook that comes here stops here: 1, with *rc saying whether the
+ * call has an LL form (in *plan). */
 static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
-                    mcoll_dtype dtype, mcoll_op op, int root, mcoll_result *rc)
+                    mcoll_dtype dtype, mcoll_op op, int root, mcoll_result *rc, int *small)
 {
     mcoll_ll_call call;
     if (plan) {
@@ -56,8 +60,8 @@ static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void
                                                                                            : MCOLL_ERR_UNSUPPORTED;
         return 1;
     }
-    return !launch_only && mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call) &&
-           mcoll_resident_run(e, &call, rc);
+    *small = mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call);
+    return !launch_only && *small && mcoll_resident_run(e, &call, rc);
 }
 
 /* MPI_IN_PLACE as the kernels read it: the input is the receive buffer. */
@@ -87,10 +91,10 @@ mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *
     /* The input is read in 16-byte packs; in place, one buffer. */
     const mcoll_call_buffer bufs[2] = {{in, mcoll_direct_round16(span), 0}, {recvbuf, span, 0}};
     mcoll_result rc;
-    int mapped;
+    int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    if (resident(e, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc)) return rc;
-    mapped = mcoll_engine_map(e, d, bufs, in == recvbuf ? 1 : 2, 1);
+    if (resident(e, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc, &small)) return rc;
+    mapped = !small && mcoll_engine_map(e, d, bufs, in == recvbuf ? 1 : 2, 1);
     rc = finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
@@ -104,10 +108,10 @@ mcoll_result mcoll_engine_reduce(mcoll_comm_state *cs, const mcoll_decision *d, 
     /* Root's recvbuf, where it is not its input, is mapped for the others to store into. */
     const mcoll_call_buffer bufs[2] = {{in, span, 0}, {cs->rank == root && in != recvbuf ? recvbuf : NULL, span, 1}};
     mcoll_result rc;
-    int mapped;
+    int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    if (resident(e, MCOLL_LL_REDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, root, &rc)) return rc;
-    mapped = mcoll_engine_map(e, d, bufs, 2, 1);
+    if (resident(e, MCOLL_LL_REDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, root, &rc, &small)) return rc;
+    mapped = !small && mcoll_engine_map(e, d, bufs, 2, 1);
     rc = finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
@@ -117,10 +121,10 @@ mcoll_result mcoll_engine_bcast(mcoll_comm_state *cs, const mcoll_decision *d, v
     mcoll_comm *e = engine_for(cs);
     const mcoll_call_buffer bufs[1] = {{buf, d->bytes, 0}};
     mcoll_result rc;
-    int mapped;
+    int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    if (resident(e, MCOLL_LL_BCAST, buf, buf, d->bytes, MCOLL_BYTE, MCOLL_SUM, root, &rc)) return rc;
-    mapped = mcoll_engine_map(e, d, bufs, 1, 1);
+    if (resident(e, MCOLL_LL_BCAST, buf, buf, d->bytes, MCOLL_BYTE, MCOLL_SUM, root, &rc, &small)) return rc;
+    mapped = !small && mcoll_engine_map(e, d, bufs, 1, 1);
     rc = finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
@@ -135,10 +139,10 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
     /* The receive block is this rank's alone: only the input is mapped, and must not hold it. */
     const mcoll_call_buffer bufs[1] = {{in, mcoll_direct_round16(total), 0}};
     mcoll_result rc;
-    int mapped;
+    int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    if (resident(e, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc)) return rc;
-    mapped = mcoll_engine_map(e, d, bufs, 1, mcoll_direct_apart(in, total, recvbuf, block));
+    if (resident(e, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc, &small)) return rc;
+    mapped = !small && mcoll_engine_map(e, d, bufs, 1, mcoll_direct_apart(in, total, recvbuf, block));
     rc = finish(e, mcoll_comm_run_reduce_scatter(e, sendbuf, recvbuf, d->count, d->dtype, d->op,
                                                  mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
@@ -150,10 +154,10 @@ mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *
     /* Each rank stores its own block into every receive buffer: only those are mapped. */
     const mcoll_call_buffer bufs[1] = {{recvbuf, d->bytes * (size_t)cs->size, 0}};
     mcoll_result rc;
-    int mapped;
+    int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    if (resident(e, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, d->bytes, MCOLL_BYTE, MCOLL_SUM, 0, &rc)) return rc;
-    mapped = mcoll_engine_map(e, d, bufs, 1, 1);
+    if (resident(e, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, d->bytes, MCOLL_BYTE, MCOLL_SUM, 0, &rc, &small)) return rc;
+    mapped = !small && mcoll_engine_map(e, d, bufs, 1, 1);
     rc = finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
