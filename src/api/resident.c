@@ -73,7 +73,7 @@ int mcoll_resident_start(mcoll_comm *comm)
     }
     r->running = 1;
     mcoll_resident_say(r, MCOLL_SAID_STARTED, "started; blocking LL calls through MPI run there");
-    MCOLL_TRACE("resident kernel: generation %llu launched", (unsigned long long)r->generation);
+    MCOLL_TRACE("resident kernel of ring %p: generation %llu launched", (void *)r, (unsigned long long)r->generation);
     return 1;
 }
 

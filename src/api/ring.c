@@ -107,6 +107,9 @@ int mcoll_resident_post(mcoll_comm *comm, const mcoll_ll_call *call, uint64_t *t
         put(r, call);
         *ticket = r->posted;
         posted = 1;
+        MCOLL_TRACE("ring %p: posted call %llu (kind %d), done %llu, generation %llu, exited %llu", (void *)r,
+                    (unsigned long long)r->posted, call->kind, (unsigned long long)load(&r->ring->done),
+                    (unsigned long long)r->generation, (unsigned long long)load(&r->ring->exited));
         mcoll_resident_say(r, MCOLL_SAID_NONBLOCKING, "nonblocking and persistent LL calls through MPI are posted to it");
         /* A kernel that ended just now would leave the call to the first test: start it here. */
         if (ended_before(r, r->posted) && !mcoll_resident_start(comm)) {
@@ -154,6 +157,8 @@ mcoll_result mcoll_resident_drain(mcoll_comm *comm)
     mcoll_resident_lock(r);
     /* Calls are posted only while the kernel is running (told to end: none since). */
     if (r->running && !mcoll_resident_forked(r)) {
+        MCOLL_TRACE("ring %p: drain to call %llu, done %llu", (void *)r, (unsigned long long)r->posted,
+                    (unsigned long long)load(&r->ring->done));
         rc = wait_done(comm, r->posted);
         quiesce(r);
     }
