@@ -14,6 +14,31 @@ static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 static void in_child(void) { atomic_fetch_add(&forks, 1); }
 
+/* The communicators whose ring exists: a thread that waits on one ring starts again the kernel
+ * of another whose calls it left undone (ring.c). */
+static pthread_mutex_t rings_lock = PTHREAD_MUTEX_INITIALIZER;
+static mcoll_comm *rings;
+
+void mcoll_resident_each(void (*visit)(mcoll_comm *comm, void *arg), void *arg)
+{
+    mcoll_comm *c;
+    pthread_mutex_lock(&rings_lock);
+    for (c = rings; c; c = c->resident.next_ring) visit(c, arg);
+    pthread_mutex_unlock(&rings_lock);
+}
+
+static void unlist(mcoll_comm *comm)
+{
+    mcoll_comm **at;
+    pthread_mutex_lock(&rings_lock);
+    for (at = &rings; *at; at = &(*at)->resident.next_ring)
+        if (*at == comm) {
+            *at = comm->resident.next_ring;
+            break;
+        }
+    pthread_mutex_unlock(&rings_lock);
+}
+
 static void watch_forks(void) { pthread_atfork(NULL, NULL, in_child); }
 
 int mcoll_resident_forked(const mcoll_resident *r) { return r->ring && r->forks != atomic_load(&forks); }
@@ -59,6 +84,10 @@ static int ready(mcoll_comm *comm)
     r->ring = host;
     r->ring_device = (mcoll_ring *)(uintptr_t)device;
     r->forks = atomic_load(&forks);
+    pthread_mutex_lock(&rings_lock);
+    r->next_ring = rings;
+    rings = comm;
+    pthread_mutex_unlock(&rings_lock);
     return 1;
 }
 
@@ -115,6 +144,7 @@ void mcoll_resident_free(mcoll_comm *comm)
         return;
     }
     (void)mcoll_resident_drain(comm);
+    unlist(comm);
     if (mcoll_comm_enter_context(comm) == MCOLL_SUCCESS) CU_WARN(cuStreamSynchronize(r->stream));
     CU_WARN(cuStreamDestroy(r->stream));
     CU_WARN(cuMemFreeHost(r->ring));

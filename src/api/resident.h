@@ -39,6 +39,7 @@ typedef struct mcoll_resident {
     unsigned forks;              /* the process's fork count when the ring was made */
     atomic_int lock;             /* 1 while a thread posts, starts the kernel or waits for it */
     unsigned said;               /* INFO lines already given (one per kind of event) */
+    struct mcoll_comm *next_ring;/* the process's communicators with a ring (resident.c) */
 } mcoll_resident;
 
 /* Runs `call`, an LL form from mcoll_comm_ll_form, in the resident kernel and waits for it: 1

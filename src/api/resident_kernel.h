@@ -25,4 +25,8 @@ int mcoll_resident_take(mcoll_comm *comm);
 /* With the lock held, in the team's context: launch the kernel (again); 0 when that failed. */
 int mcoll_resident_start(mcoll_comm *comm);
 
+/* `visit` on every communicator of the process that has a ring (the list locked meanwhile; a
+ * visitor may only trylock a ring, never wait for one). */
+void mcoll_resident_each(void (*visit)(mcoll_comm *comm, void *arg), void *arg);
+
 #endif /* MCOLL_RESIDENT_KERNEL_H */

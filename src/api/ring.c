@@ -26,6 +26,40 @@ static int ended_before(const mcoll_resident *r, uint64_t n)
     return load(&r->ring->exited) == r->generation && load(&r->ring->done) < n;
 }
 
+/* Another communicator's kernel that ended (idle, just as a call was posted) before the calls
+ * posted to it: started again, where no other thread holds its ring. Without this, a thread
+ * waiting here on one ring could wait for a peer that waits for this process's calls on
+ * another ring, which only a test of their requests would otherwise start again. */
+typedef struct {
+    mcoll_comm *waiting;
+    int switched; /* another team's context was made current */
+} other_rings;
+
+static void restart_ended(mcoll_comm *comm, void *arg)
+{
+    other_rings *o = arg;
+    mcoll_resident *r = &comm->resident;
+    if (comm == o->waiting || !mcoll_resident_trylock(r)) return;
+    if (r->running && !r->unusable && !mcoll_resident_forked(r) && ended_before(r, r->posted)) {
+        MCOLL_TRACE("ring %p: kernel ended before call %llu, started again from another ring's wait", (void *)r,
+                    (unsigned long long)r->posted);
+        o->switched = 1;
+        if (mcoll_comm_current(comm) != MCOLL_SUCCESS || !mcoll_resident_start(comm)) {
+            r->running = 0;
+            r->unusable = 1;
+        }
+    }
+    mcoll_resident_unlock(r);
+}
+
+/* Now and then while waiting: the other rings' kernels that ended before their calls. */
+static void restart_others(mcoll_comm *comm)
+{
+    other_rings o = {comm, 0};
+    mcoll_resident_each(restart_ended, &o);
+    if (o.switched) (void)mcoll_comm_current(comm);
+}
+
 /* With the lock held: until the kernel has done call `n`, started again when it ended before
  * reaching it. An error leaves the ring unusable: what was posted will never be done. */
 static mcoll_result wait_done(mcoll_comm *comm, uint64_t n)
@@ -33,8 +67,10 @@ static mcoll_result wait_done(mcoll_comm *comm, uint64_t n)
     mcoll_resident *r = &comm->resident;
     mcoll_watch *watch = &comm->team->watch;
     mcoll_result rc = MCOLL_SUCCESS;
+    uint64_t spins = 0;
     mcoll_watch_call_begin(watch);
     while (load(&r->ring->done) < n) {
+        if (++spins % 4096 == 0 && mcoll_settings_get()->resident_nonblocking) restart_others(comm);
         if (mcoll_watch_aborted(watch)) {
             rc = MCOLL_ERR_ABORTED;
             break;
