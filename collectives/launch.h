@@ -142,7 +142,8 @@ typedef struct mcoll_ll_call {
     void *recv;
     uint64_t bytes;      /* payload bytes (for reductions the span: padding after the last
                             element not included) */
-    uint64_t reserved;   /* 48 bytes: the resident kernel reads a call in three 16-byte loads */
+    uint64_t reserved;   /* EXIT: the kernel generation it is meant for (resident.h); 48 bytes: the
+                            resident kernel reads a call in three 16-byte loads */
 } mcoll_ll_call;
 
 /* 1 when the LL protocol can run `call` on this team (kind, size, datatype and op). */

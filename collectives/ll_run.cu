@@ -38,14 +38,15 @@ static_assert(sizeof(mcoll_ll_call) == 48 && offsetof(mcoll_ring, call) % 16 == 
 constexpr uint32_t kRingPollsPerCheck = 32;
 
 /* What the resident kernel does next. */
-enum RingStep { kRingStop = 0, kRingRun = 1, kRingExit = 2 };
+enum RingStep { kRingStop = 0, kRingRun = 1, kRingExit = 2, kRingStale = 3 };
 
-/* Thread 0 waits for call number `done` (from 0): kRingRun (in *out), kRingExit (an EXIT call),
- * kRingStop (idle for idle_ns, or the abort flag). *out holds call number *held already (the last
+/* Thread 0 waits for call number `done` (from 0): kRingRun (in *out), kRingExit (an EXIT call for
+ * this generation), kRingStale (an EXIT for an earlier kernel that had ended idle before it came:
+ * passed over), kRingStop (idle for idle_ns, or the abort flag). *out holds call number *held already (the last
  * one this kernel ran, or none: ~0): when the host marks call `done` the same as call done - 1,
  * and that is the one held, the slot is not read. */
 __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r, uint64_t done, uint64_t idle_ns,
-                                         mcoll_ll_call *out, uint64_t *held) {
+                                         uint64_t generation, mcoll_ll_call *out, uint64_t *held) {
     const uint64_t since = globaltimer_ns();
     for (uint32_t polls = 1;; polls++) {
         const uint64_t posted = ld_acquire_sys_u64((const uint64_t *)&r->posted);
@@ -62,7 +63,8 @@ __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r,
                 o[2] = w2;
             }
             *held = done;
-            return out->kind == MCOLL_LL_EXIT ? kRingExit : kRingRun;
+            if (out->kind != MCOLL_LL_EXIT) return kRingRun;
+            return out->reserved == generation ? kRingExit : kRingStale;
         }
         if (polls % kRingPollsPerCheck == 0) {
             if (t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) return kRingStop;
@@ -81,8 +83,13 @@ __global__ void __launch_bounds__(kThreads, 1) resident_kernel(const __grid_cons
     uint64_t done = ld_acquire_sys_u64((const uint64_t *)&r->done), held = ~0ull;
     for (;;) {
         __syncthreads(); /* every thread is done with the last call */
-        if (threadIdx.x == 0) step = ring_next(t, r, done, idle_ns, &call, &held);
+        if (threadIdx.x == 0) step = ring_next(t, r, done, idle_ns, generation, &call, &held);
         __syncthreads();
+        if (step == kRingStale) {
+            done++;
+            if (threadIdx.x == 0) st_release_sys_u64((uint64_t *)&r->done, done);
+            continue;
+        }
         if (step != kRingRun) break;
         ll_run(t, call, ++count, stash);
         done++;

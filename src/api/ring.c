@@ -105,6 +105,9 @@ static void quiesce(mcoll_resident *r)
     if (!r->running) return;
     memset(&end, 0, sizeof end);
     end.kind = MCOLL_LL_EXIT;
+    /* The kernel may have ended idle already: then the next one, started on the same stream
+     * after it, finds this EXIT first and must pass over it, not end on it. */
+    end.reserved = r->generation;
     put(r, &end);
     r->running = 0;
 }

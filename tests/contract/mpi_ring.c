@@ -95,7 +95,7 @@ static pthread_mutex_t rings_lock = PTHREAD_MUTEX_INITIALIZER;
 static fake_ring rings[MAX_RINGS];
 static int nrings, fail_at = -1;
 static fake_ring *_Atomic last_started;
-static atomic_int most_in_ring, same_marks, quit_early;
+static atomic_int most_in_ring, same_marks, quit_early, stale_exits;
 
 /* The ring of a team (a new one when `ring` is given and the team has none). */
 static fake_ring *ring_of(const void *key, mcoll_ring *ring)
@@ -142,6 +142,11 @@ static void *kernel_thread(void *arg)
                 CT_FAIL("call %llu marked the same as the one before, and it is not", (unsigned long long)done + 1);
         }
         mcoll_ll_call c = r->call[done % MCOLL_RING_SLOTS];
+        if (c.kind == MCOLL_LL_EXIT && c.reserved != f->generation) { /* for a kernel that had ended */
+            atomic_fetch_add(&stale_exits, 1);
+            store(&r->done, ++done);
+            continue;
+        }
         if (c.kind == MCOLL_LL_EXIT) {
             done++;
             break;
@@ -441,6 +446,29 @@ static void check_restart(void)
     ct_checks++;
 }
 
+/* A kernel that ended idle, then a launch: the EXIT posted for it lies in the ring unread. The
+ * next kernel passes over it and runs the call after it, with no restart by the test. */
+static void check_stale_exit(void)
+{
+    bufs b = make_bufs(SMALL, 7000);
+    MPI_Request q;
+    int flag = 0, launches, stale = atomic_load(&stale_exits);
+    slow_us = 0;
+    blocking(MPI_COMM_WORLD, SMALL, 7001); /* the kernel running */
+    sleep_us(20000);                        /* past MCOLL_RESIDENT_IDLE_US: it ends */
+    blocking(MPI_COMM_WORLD, LARGE, 7002); /* a launch: the ring gets an EXIT nobody reads */
+    launches = total_launches();
+    if (small_call(&b, MPI_COMM_WORLD, &q) != MPI_SUCCESS) CT_FAIL("call %d", b.index);
+    while (!flag) MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+    if (b.recv[0] != 1000000 + b.index) CT_FAIL("call %d: no result after a stale EXIT", b.index);
+    if (ring_nonblocking && atomic_load(&stale_exits) == stale) CT_FAIL("no stale EXIT was passed over");
+    if (ring_nonblocking && total_launches() - launches != 1)
+        CT_FAIL("%d kernel launches for one call after a stale EXIT (the kernel ended on it)",
+                total_launches() - launches);
+    free_bufs(&b);
+    ct_checks++;
+}
+
 /* A kernel that cannot be started again: the request fails, the communicator goes on launched. */
 static void check_restart_fails(int rank)
 {
@@ -565,6 +593,7 @@ int main(int argc, char **argv)
     checkpoint();
     check_two_comms(rank);
     check_restart();
+    check_stale_exit();
     checkpoint();
     check_restart_fails(rank);
     check_comm_free(rank);
