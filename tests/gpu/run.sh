@@ -579,14 +579,11 @@ mpi_cmd() {
         MPI+=(-x "CUDA_MPS_PIPE_DIRECTORY=$MPS_PIPE" -x "CUDA_MPS_LOG_DIRECTORY=$MPS_LOG")
     fi
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
-    if [ -n "${MCOLL_ENGINE-}" ]; then MPI+=(-x "MCOLL_ENGINE=$MCOLL_ENGINE"); fi
-    if [ -n "${MCOLL_TEST_EMULATE_MULTIMEM-}" ]; then MPI+=(-x "MCOLL_TEST_EMULATE_MULTIMEM=$MCOLL_TEST_EMULATE_MULTIMEM"); fi
-    if [ -n "${MCOLL_DOMAIN_SIZE-}" ]; then MPI+=(-x "MCOLL_DOMAIN_SIZE=$MCOLL_DOMAIN_SIZE"); fi
-    if [ -n "${MCOLL_LL_MAX-}" ]; then MPI+=(-x "MCOLL_LL_MAX=$MCOLL_LL_MAX"); fi
-    if [ -n "${MCOLL_RESIDENT_IDLE_US-}" ]; then MPI+=(-x "MCOLL_RESIDENT_IDLE_US=$MCOLL_RESIDENT_IDLE_US"); fi
-    if [ -n "${MCOLL_ASYNC_START-}" ]; then MPI+=(-x "MCOLL_ASYNC_START=$MCOLL_ASYNC_START"); fi
-    if [ -n "${MCOLL_ZERO_COPY_MIN-}" ]; then MPI+=(-x "MCOLL_ZERO_COPY_MIN=$MCOLL_ZERO_COPY_MIN"); fi
-    if [ -n "${MCOLL_RESIDENT_NONBLOCKING-}" ]; then MPI+=(-x "MCOLL_RESIDENT_NONBLOCKING=$MCOLL_RESIDENT_NONBLOCKING"); fi
+    # The settings a step sets for its ranks (run.sh exports them per step).
+    local v
+    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING; do
+        if [ -n "${!v-}" ]; then MPI+=(-x "$v=${!v}"); fi
+    done
 }
 
 # gpu_ready STEP RG MPS PROGRAM: the common checks; records why not and fails when a step cannot run.
