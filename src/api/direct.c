@@ -13,10 +13,9 @@
 #include "direct.h"
 
 /* Zero-copy runs on peer loads and stores; a multicast team keeps its staged path. */
-static int possible(const mcoll_comm *comm)
-{
-    return comm->windows.head && comm->team->engine == MCOLL_ENGINE_UNICAST;
-}
+int mcoll_direct_team(const mcoll_comm *comm) { return comm->team->engine == MCOLL_ENGINE_UNICAST; }
+
+static int possible(const mcoll_comm *comm) { return comm->windows.head && mcoll_direct_team(comm); }
 
 /* The launch's result; a call launched zero-copy is counted (mcoll_comm_info). */
 static int taken(mcoll_comm *comm, int status, const char *what, mcoll_result *rc)

@@ -18,6 +18,9 @@ int mcoll_direct_bcast(mcoll_comm *comm, void *buf, size_t bytes, int root, stru
 int mcoll_direct_allgather(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t sendbytes,
                            struct CUstream_st *stream, mcoll_result *rc);
 
+/* Whether the team runs the forms above at all (its engine). */
+int mcoll_direct_team(const mcoll_comm *comm);
+
 /* What the forms above need of a call's buffers, for callers that map them per call
  * (src/pmpi/engine_map.c): the reach of a buffer read in 16-byte packs; reduce_scatter's input
  * bytes; and whether its receive block lies outside its input (a rank alone can tell, so such

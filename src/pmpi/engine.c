@@ -60,8 +60,9 @@ static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void
                                                                                            : MCOLL_ERR_UNSUPPORTED;
         return 1;
     }
-    *small = mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call);
-    return !launch_only && *small && mcoll_resident_run(e, &call, rc);
+    /* A nonblocking call is never mapped (decide.c): it need not know. */
+    *small = !launch_only && mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call);
+    return *small && mcoll_resident_run(e, &call, rc);
 }
 
 /* MPI_IN_PLACE as the kernels read it: the input is the receive buffer. */

@@ -1,10 +1,11 @@
 /* The zero-copy step of the engine bridge (engine_map.h). */
+#include "direct.h"
 #include "engine_map.h"
 
 int mcoll_engine_map(mcoll_comm *e, const mcoll_decision *d, const mcoll_call_buffer *bufs, int n, int local_ok)
 {
-    /* The team's engine is agreed at its creation; a multicast team keeps its staged path. */
-    if (!d->zero_copy || e->team->engine != MCOLL_ENGINE_UNICAST) return 0;
+    /* The team's engine is agreed at its creation: every rank skips the exchange or none. */
+    if (!d->zero_copy || !mcoll_direct_team(e)) return 0;
     /* Launches still queued on the team go first: none of them may find this call's windows. A
      * rank that cannot enter still takes part in the exchange (which is collective), declining. */
     const int entered = mcoll_comm_enter(e) == MCOLL_SUCCESS;

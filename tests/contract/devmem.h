@@ -123,6 +123,14 @@ static inline void devmem_engine_init(int *argc, char ***argv, int *rank, int *s
 }
 
 /* An MPI return code's error class. */
+/* A setting a test is about: on ("1") unless the run sets it; returns whether it is on. */
+static inline int devmem_setting_on(const char *name)
+{
+    const char *value = getenv(name);
+    if (!value) setenv(name, "1", 1);
+    return !value || atoi(value) != 0;
+}
+
 static inline int error_class(int rc)
 {
     int c = rc;

@@ -371,14 +371,12 @@ int main(int argc, char **argv)
 {
     int rank, size, rc;
     CUdevice dev;
-    const char *setting = getenv("MCOLL_ASYNC_START");
 
     (void)devmem_finish; /* its end is spread out here: checks after MPI_Finalize */
     (void)check_host;
     main_thread = pthread_self();
-    /* The launcher thread is what this test is about: on unless the setting says 0. */
-    if (!setting) setenv("MCOLL_ASYNC_START", "1", 1);
-    async_on = !setting || atoi(setting) != 0;
+    /* The launcher thread is what this test is about. */
+    async_on = devmem_setting_on("MCOLL_ASYNC_START");
     devmem_engine_init(&argc, &argv, &rank, &size, &dev, 0);
 
     blocking(MPI_COMM_WORLD); /* builds the team */

@@ -572,13 +572,11 @@ int main(int argc, char **argv)
 {
     int rank, size, rc;
     CUdevice dev;
-    const char *setting = getenv("MCOLL_RESIDENT_NONBLOCKING");
 
     (void)devmem_finish; /* its end is spread out here: checks after MPI_Finalize */
     (void)check_host;
-    /* The ring takes nonblocking calls only when asked (off by default): on unless the run says. */
-    if (!setting) setenv("MCOLL_RESIDENT_NONBLOCKING", "1", 1);
-    ring_nonblocking = !setting || atoi(setting) != 0;
+    /* The ring takes nonblocking calls only when asked (off by default). */
+    ring_nonblocking = devmem_setting_on("MCOLL_RESIDENT_NONBLOCKING");
     setenv("MCOLL_RESIDENT_IDLE_US", "5000", 1);
     devmem_engine_init(&argc, &argv, &rank, &size, &dev, 1);
     mcoll_driver_load();

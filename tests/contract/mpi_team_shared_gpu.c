@@ -122,23 +122,31 @@ static void case_one_gpu_per_rank(void)
     case_end("one GPU per rank without MPS: team built, nothing shared");
 }
 
+/* mcoll_comm_create with `config`, capturing what it writes: its text (freed by the caller). */
+static char *create_capturing(const mcoll_config *config, mcoll_comm **mc)
+{
+    stderr_capture cap;
+    mcoll_result rc;
+    char *text;
+    capture_begin(&cap);
+    rc = mcoll_comm_create(MPI_COMM_WORLD, config, mc);
+    text = capture_end(&cap);
+    CHECK(rc == MCOLL_SUCCESS);
+    return text;
+}
+
 /* Rank 0 asks for fewer blocks than the others: the smallest count wins everywhere, and only the
  * ranks that asked for more say so. */
 static void case_agreed_blocks(void)
 {
     mcoll_comm *mc = NULL;
-    stderr_capture cap;
     mcoll_config config = team_config(MCOLL_TRISTATE_AUTO);
-    mcoll_result rc;
     char *text;
 
     case_begin();
     set_devices(world_size, 0);
     config.max_blocks = world_rank == 0 ? 4 : 16;
-    capture_begin(&cap);
-    rc = mcoll_comm_create(MPI_COMM_WORLD, &config, &mc);
-    text = capture_end(&cap);
-    CHECK(rc == MCOLL_SUCCESS);
+    text = create_capturing(&config, &mc);
     if (world_rank == 0) CHECK(count_lines(text, "MCOLL_MAX_BLOCKS") == 0);
     else CHECK(count_lines(text, "ranks differ in MCOLL_MAX_BLOCKS: 4 blocks") == 1);
     free(text);
@@ -153,18 +161,13 @@ static void case_blocks_fit_shared_gpu(int devices)
     const int per_gpu = sharers_of(0, devices), fit = 40 / sharers_of(0, devices);
     char want[96];
     mcoll_comm *mc = NULL;
-    stderr_capture cap;
     mcoll_config config = team_config(MCOLL_TRISTATE_AUTO);
-    mcoll_result rc;
     char *text;
 
     case_begin();
     set_devices_sms(devices, 1, 40);
     config.max_blocks = 32;
-    capture_begin(&cap);
-    rc = mcoll_comm_create(MPI_COMM_WORLD, &config, &mc);
-    text = capture_end(&cap);
-    CHECK(rc == MCOLL_SUCCESS);
+    text = create_capturing(&config, &mc);
     snprintf(want, sizeof want, "%d blocks per kernel instead of 32: %d ranks share a GPU of 40 SMs", fit, per_gpu);
     if (per_gpu > 1 && fit < 32) CHECK(count_lines(text, want) == 1);
     else CHECK(count_lines(text, "blocks per kernel instead of") == 0);
