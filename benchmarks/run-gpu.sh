@@ -3,9 +3,11 @@
 # multicast guard, with NCCL_NVLS_ENABLE as the machine has it (must be 0 on shared machines).
 # Run from the repository root on a GPU machine:
 #
-#   bash benchmarks/run-gpu.sh [--np 2,4] [--max 1G] [--collectives LIST] [--place out|in|both]
-#                              [--time S] [--mps auto|on|off]
+#   bash benchmarks/run-gpu.sh [--np 2,4] [--min 8] [--max 1G] [--factor 2] [--collectives LIST]
+#                              [--peers LIST] [--place out|in|both] [--time S] [--mps auto|on|off]
 #
+# --min, --max and --factor are mcoll-bench's -b, -e and -f (a factor of 4 times half as many
+# sizes); --peers is its --peers (default: all).
 # --place both (the default) times every size out of place and in place; --place out times half
 # as many points. --time is each run's limit in seconds.
 # More ranks than GPUs share GPUs (local rank modulo the GPU count). --mps auto (default) then
@@ -19,7 +21,10 @@
 set -u
 OUT=${OUT:-./bench-out}
 NPS="2 4"
+MIN=8
 MAX=1G
+FACTOR=2
+PEERS=all
 COLLS=allreduce,bcast,reduce,reduce_scatter,allgather
 LIMIT=270
 MPS_MODE=auto
@@ -28,7 +33,10 @@ while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || { echo "run-gpu.sh: $1 needs a value" >&2; exit 2; }
     case "$1" in
         --np) NPS=$(echo "$2" | tr ',' ' ') ;;
+        --min) MIN=$2 ;;
         --max) MAX=$2 ;;
+        --factor) FACTOR=$2 ;;
+        --peers) PEERS=$2 ;;
         --collectives) COLLS=$2 ;;
         --place) PLACE=$2 ;;
         --time) LIMIT=$2 ;;
@@ -86,7 +94,8 @@ for np in $NPS; do
     # -x of an unset variable makes mpirun print a warning: MCOLL_DEBUG is passed only when set.
     timeout "$LIMIT" mpirun --allow-run-as-root -np "$np" --bind-to none \
         -x LD_PRELOAD="$GUARD" -x NCCL_NVLS_ENABLE ${MCOLL_DEBUG+-x MCOLL_DEBUG} ${mps[@]+"${mps[@]}"} \
-        build/bin/mcoll-bench --collectives "$COLLS" --place "$PLACE" -e "$MAX" -w 3 --output "$dir" \
+        build/bin/mcoll-bench --collectives "$COLLS" --peers "$PEERS" --place "$PLACE" \
+        -b "$MIN" -e "$MAX" -f "$FACTOR" -w 3 --output "$dir" \
         > "$OUT/bench-np$np.log" 2> "$OUT/bench-np$np.err"
     rc=$?
     [ $rc -eq 0 ] || status=1
