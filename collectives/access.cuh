@@ -1,5 +1,7 @@
 /* The access layers. Every algorithm is written once against this interface:
  *   ld_reduce<K>(t, off)  load the 16-byte pack at data-area offset `off` from every rank, reduced
+ *   ld_reduce_walk<K>(t, crew, np, off, store)   the same for packs [0, np) from `off`, the crew
+ *                         keeping as many loads in flight as the layer wants; store(i, v)
  *   st(t, off, v)         store a 16-byte pack at data-area offset `off` on every rank
  *   st_except(t, off, v, skip)   the same where rank `skip` needs no copy: unicast leaves it out,
  *                         multimem cannot (the switch stores to every rank; nobody reads that copy)
@@ -12,6 +14,7 @@
 #define MCOLL_ACCESS_CUH
 
 #include <type_traits>
+#include "copy.cuh"
 #include "launch.h"
 #include "launch_common.cuh"
 #include "multimem_instr.cuh"
@@ -29,7 +32,7 @@ __device__ __forceinline__ size_t signal_slot(int block, int rank) {
 
 struct Unicast {
     static constexpr bool kMultimem = false;
-    /* Packs in flight per thread; each one already loads from every peer. */
+    /* Packs in flight per thread in the small kernels; each one already loads from every peer. */
     static constexpr int kUnroll = 1;
     static constexpr int kBatch = 8; /* peers loaded before their values are combined */
 
@@ -62,6 +65,56 @@ struct Unicast {
                 if (base + j < n) combine<K>(acc, widen<K>(v[j]));
         }
         return narrow<K>(acc);
+    }
+
+    /* A large reduction's loads cross NVLink, and a thread that loads one pack from each peer
+     * and then waits keeps too few bytes in flight to fill the links: a round of the walk
+     * takes kWalkPacks packs a thread and loads them from kWalkPeers ranks at a time (8 loads
+     * in flight), combining every pack's ranks in the same order as reduce_packs, so results
+     * are the same bits. */
+    static constexpr int kWalkPacks = 4, kWalkPeers = 2;
+
+    /* The crew reduces packs [0, np): load(p, i) gives pack i of rank p, store(i, v) takes
+     * the result. */
+    template <class K, class Load, class Store>
+    static __device__ __forceinline__ void reduce_walk(const mcoll_dev_team &t, Crew crew, unsigned np, Load load,
+                                                       Store store) {
+        constexpr int U = kWalkPacks, P = kWalkPeers;
+        const int n = t.size;
+        const int first = K::order_free ? t.rank : 0;
+        const unsigned step = crew.size;
+        for (unsigned i = crew.lane; i < np; i += U * step) {
+            Acc<K> acc[U];
+#pragma unroll
+            for (int u = 0; u < U; u++) acc[u] = identity<K>();
+            for (int base = 0; base < n; base += P) {
+                uint4 v[P][U];
+#pragma unroll
+                for (int j = 0; j < P; j++) {
+                    int p = first + base + j;
+                    if (p >= n) p -= n;
+#pragma unroll
+                    for (int u = 0; u < U; u++)
+                        if (base + j < n && i + u * step < np) v[j][u] = load(p, i + u * step);
+                }
+#pragma unroll
+                for (int j = 0; j < P; j++)
+#pragma unroll
+                    for (int u = 0; u < U; u++)
+                        if (base + j < n && i + u * step < np) combine<K>(acc[u], widen<K>(v[j][u]));
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+                if (i + u * step < np) store(i + u * step, narrow<K>(acc[u]));
+        }
+    }
+
+    template <class K, class Store>
+    static __device__ __forceinline__ void ld_reduce_walk(const mcoll_dev_team &t, Crew crew, unsigned np, size_t off,
+                                                          Store store) {
+        reduce_walk<K>(
+            t, crew, np, [&](int p, unsigned i) { return ld_global_v4((const char *)t.peer_data[p] + off + (size_t)i * 16); },
+            store);
     }
 
     static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) { st_except(t, off, v, -1); }
@@ -129,6 +182,13 @@ template <class Port> struct MultimemLayer {
     template <class K>
     static __device__ __forceinline__ uint4 ld_reduce(const mcoll_dev_team &t, size_t off) {
         return pack<MultimemForm<K>>(t, off);
+    }
+
+    /* One request per pack reduces every rank in the switch: kUnroll requests in flight. */
+    template <class K, class Store>
+    static __device__ __forceinline__ void ld_reduce_walk(const mcoll_dev_team &t, Crew crew, unsigned np, size_t off,
+                                                          Store store) {
+        for_packs<kUnroll>(crew, np, [&](unsigned i) { return ld_reduce<K>(t, off + (size_t)i * 16); }, store);
     }
 
     static __device__ __forceinline__ void st(const mcoll_dev_team &t, size_t off, uint4 v) {

@@ -64,9 +64,8 @@ __device__ __forceinline__ void reduce_job(const mcoll_dev_team &t, const Reduce
         scan_step<K>(t, c, src, dst, user, n, crew);
     } else {
         char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
-        for_packs<A::kUnroll>(
-            crew, packs_of(n), [&](unsigned i) { return A::template ld_reduce<K>(t, src + (size_t)i * 16); },
-            [&](unsigned i, uint4 v) {
+        A::template ld_reduce_walk<K>(
+            t, crew, packs_of(n), src, [&](unsigned i, uint4 v) {
                 if (!c.two_shot) st_user(user, n, i, v);
                 else if (root_area) st_global_v4(root_area + dst + (size_t)i * 16, v);
                 else A::st(t, dst + (size_t)i * 16, v);
@@ -134,8 +133,8 @@ __device__ __forceinline__ void direct_slot(const mcoll_dev_team &t, const Reduc
     if (lo >= data) return;
     const size_t n = data - lo < p.sched.span ? data - lo : p.sched.span;
     const size_t at = (size_t)k * c.slot_bytes + lo; /* in every sendbuf */
-    for_packs<Unicast::kUnroll>(
-        packs_of(n), [&](unsigned i) { return Unicast::reduce_packs<K>(t, [&](int q) { return load(q, at, n, i); }); },
+    Unicast::reduce_walk<K>(
+        t, whole_block(), packs_of(n), [&](int q, unsigned i) { return load(q, at, n, i); },
         [&](unsigned i, uint4 v) { store(at, n, i, v); });
 }
 
