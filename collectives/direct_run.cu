@@ -56,7 +56,7 @@ int launch(const mcoll_dev_team *team, const DirectCall &call, size_t slot_bytes
     DirectParams p;
     p.team = *team;
     p.call = call;
-    if (make_sched(team, slot_bytes, 1, 1, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    make_direct_sched(team, slot_bytes, &p.sched);
     direct_push_kernel<<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
     return check_launch();
 }

@@ -63,6 +63,10 @@ struct ExchangeSched {
 /* The flags at the start of each half: one 16-byte pack per rank. */
 constexpr size_t kHeaderBytes = 16 * MCOLL_MAX_RANKS;
 
+/* A chunk of gatherv, scatterv and alltoallv, whose spans no rank knows: about what a 16 MiB
+ * data area gave 4 ranks. */
+constexpr size_t kUnknownChunk = (size_t)64 << 10;
+
 /* Bytes of a piece of `len` bytes that one block takes: the schedule's span when the pieces are
  * known, else the piece's own share of the blocks, at least kBlockBytes (small pieces stay in
  * the first blocks). A multiple of 16, so parts start 16-byte aligned in the piece. */
@@ -115,27 +119,28 @@ MCOLL_HD int exchange_more(const ExchangeCall &c, const ExchangeSched &s, int ra
 
 /* 0 on success; nonzero when the data area is too small for this team. */
 inline int make_exchange_sched(const mcoll_dev_team *t, const ExchangeCall &c, ExchangeSched *s) {
-    int rows = t->max_blocks;
-    if (rows > MCOLL_MAX_BLOCKS) rows = MCOLL_MAX_BLOCKS;
-    if (rows < 1) rows = 1;
+    const int rows = block_rows(t->max_blocks);
     s->nslots = c.one_slot ? 1 : t->size;
     s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
     s->half = s->region / 2;
     if (s->half <= kHeaderBytes) return 1;
-    s->chunk = ((s->half - kHeaderBytes) / (size_t)s->nslots) & ~(size_t)15;
-    if (s->chunk > kMaxChunk) s->chunk = kMaxChunk;
-    if (s->chunk == 0) return 1;
+    size_t capacity = ((s->half - kHeaderBytes) / (size_t)s->nslots) & ~(size_t)15;
+    if (capacity > kMaxChunk) capacity = kMaxChunk;
+    if (capacity == 0) return 1;
     if (!c.known) {
+        /* The pieces' spans differ by rank and no rank knows the others': one chunk size from
+         * the team alone, kUnknownChunk or what the half holds. */
+        s->chunk = capacity < kUnknownChunk ? capacity : kUnknownChunk;
         s->span = 0;
         s->blocks = rows;
         return 0;
     }
     /* As make_sched: a block for every kBlockBytes of the longest piece, up to the rows. */
-    const size_t len = c.max_len ? c.max_len : 1;
-    size_t blocks = (len + kBlockBytes - 1) / kBlockBytes;
-    if (blocks > (size_t)rows) blocks = (size_t)rows;
-    s->span = slice16(len, blocks);
-    s->blocks = (int)((len + s->span - 1) / s->span);
+    Sched blocks;
+    spread(c.max_len ? c.max_len : 1, rows, &blocks);
+    s->span = blocks.span;
+    s->blocks = blocks.blocks;
+    s->chunk = pick_chunk(capacity, s->span);
     return 0;
 }
 

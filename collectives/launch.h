@@ -83,6 +83,8 @@ typedef struct mcoll_dev_team {
     uint64_t *epochs;                          /* local device memory: [MCOLL_MAX_BLOCKS] epochs */
     int num_sms;                               /* multiprocessors of this GPU */
     int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */
+    int direct_blocks;                         /* the zero-copy kernels' grid limit (<= MCOLL_MAX_BLOCKS;
+                                                  0: max_blocks) */
     size_t oneshot_max;                        /* allreduce/reduce bytes up to which one-shot runs,
                                                   bcast bytes up to which root pushes to all */
     const volatile uint32_t *abort_flag;       /* host-mapped; nonzero: every wait gives up (the host

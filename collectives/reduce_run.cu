@@ -49,7 +49,7 @@ int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, co
     p.call = call;
     p.call.direct = 1;
     p.call.scan = 0;
-    if (make_sched(send, call.slot_bytes, 1, 1, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    make_direct_sched(send, call.slot_bytes, &p.sched);
     return dispatch(p, dtype, op, Layer::Unicast, stream);
 }
 

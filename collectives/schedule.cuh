@@ -61,26 +61,59 @@ constexpr size_t kBlockBytes = 8192;
 /* Keeps pack indices within a chunk in 32 bits. */
 constexpr size_t kMaxChunk = (size_t)1 << 30;
 
-/* 0 on success; nonzero when the data area is too small for this team. A half holds half_slots
- * chunks (see above). */
-inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, int half_slots, Sched *s) {
-    int rows = t->max_blocks;
-    if (rows > MCOLL_MAX_BLOCKS) rows = MCOLL_MAX_BLOCKS;
-    if (rows < 1) rows = 1;
-    s->slot_bytes = slot_bytes;
-    s->nslots = nslots;
-    s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
-    s->half = s->region / 2;
-    s->chunk = (s->half / (size_t)half_slots) & ~(size_t)15;
-    if (s->chunk > kMaxChunk) s->chunk = kMaxChunk;
-    if (s->chunk == 0) return 1;
+/* A chunk's size. Each chunk costs a barrier, so none is smaller than kMinChunk; a block's chunks
+ * overlap one another's copies and NVLink transfers (pipeline.cuh) or drift apart from the other
+ * blocks' (the kernels that run chunks in turn), which takes several of them, so a block's span is
+ * cut into about kChunksPerBlock; and a half holds what the data area allows (`capacity`). With
+ * the 64 MiB default buffer this gives large messages chunks four times as large as a 16 MiB one
+ * did (a quarter of the barriers), and messages of tens of MiB the chunks they had. */
+constexpr size_t kMinChunk = (size_t)32 << 10;
+constexpr size_t kChunksPerBlock = 8;
+
+MCOLL_HD size_t pick_chunk(size_t capacity, size_t span) {
+    size_t want = slice16(span, kChunksPerBlock);
+    if (want < kMinChunk) want = kMinChunk;
+    return want < capacity ? want : capacity;
+}
+
+MCOLL_HD int block_rows(int limit) {
+    if (limit > MCOLL_MAX_BLOCKS) return MCOLL_MAX_BLOCKS;
+    return limit < 1 ? 1 : limit;
+}
+
+/* A block for every kBlockBytes of a slot, up to `rows`: span and blocks. */
+MCOLL_HD void spread(size_t slot_bytes, int rows, Sched *s) {
     size_t blocks = (slot_bytes + kBlockBytes - 1) / kBlockBytes;
     if (blocks > (size_t)rows) blocks = (size_t)rows;
     if (blocks < 1) blocks = 1;
     s->span = slice16(slot_bytes, blocks);
     s->blocks = (int)((slot_bytes + s->span - 1) / s->span);
     if (s->blocks < 1) s->blocks = 1;
+}
+
+/* 0 on success; nonzero when the data area is too small for this team. A half holds half_slots
+ * chunks (see above). */
+inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, int half_slots, Sched *s) {
+    const int rows = block_rows(t->max_blocks);
+    s->slot_bytes = slot_bytes;
+    s->nslots = nslots;
+    s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
+    s->half = s->region / 2;
+    size_t capacity = (s->half / (size_t)half_slots) & ~(size_t)15;
+    if (capacity > kMaxChunk) capacity = kMaxChunk;
+    if (capacity == 0) return 1;
+    spread(slot_bytes, rows, s);
+    s->chunk = pick_chunk(capacity, s->span);
     return 0;
+}
+
+/* The zero-copy kernels use no data area, so their blocks are not tied to its regions: up to the
+ * team's direct_blocks (teams built by hand in tests may leave it 0: max_blocks then). */
+inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s) {
+    s->slot_bytes = slot_bytes;
+    s->nslots = 1;
+    s->region = s->half = s->chunk = 0;
+    spread(slot_bytes, block_rows(t->direct_blocks > 0 ? t->direct_blocks : t->max_blocks), s);
 }
 
 } // namespace mcoll

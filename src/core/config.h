@@ -25,6 +25,7 @@ typedef struct {
     mcoll_tristate cuda_aware; /* MCOLL_CUDA_AWARE: trust the MPI below with device buffers */
     size_t stage_chunk;        /* MCOLL_STAGE_CHUNK: pipelining chunk of the staged path */
     int max_blocks;            /* MCOLL_MAX_BLOCKS: kernel grid limit */
+    int zero_copy_blocks;      /* MCOLL_ZERO_COPY_BLOCKS: the zero-copy kernels' grid limit */
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
     size_t ll_max;             /* MCOLL_LL_MAX: largest payload (bytes) taking the LL protocol */
     int resident;              /* MCOLL_RESIDENT: blocking LL calls through MPI in a resident kernel */

@@ -186,6 +186,7 @@ static int init_signals(mcoll_team *team)
 /* Settings that decide layout or algorithm, the same on every rank. */
 typedef struct {
     int max_blocks;
+    int direct_blocks;
     size_t oneshot_max;
     int timeout_s;
     size_t ll_max;
@@ -212,14 +213,17 @@ static int blocks_that_fit(mcoll_team *team, int wanted)
 static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_params *out)
 {
     const mcoll_settings *settings = mcoll_settings_get();
-    int64_t mine[4], lo[4], hi[4];
+    int64_t mine[5], lo[5], hi[5];
     mine[0] = blocks_that_fit(team, config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks
                                                                                                   : MCOLL_MAX_BLOCKS);
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
     mine[3] = (int64_t)settings->ll_max;
-    if (!mcoll_agree_range(team->comm, mine, lo, hi, 4)) return 0;
+    mine[4] = blocks_that_fit(team, settings->zero_copy_blocks < MCOLL_MAX_BLOCKS ? settings->zero_copy_blocks
+                                                                                : MCOLL_MAX_BLOCKS);
+    if (!mcoll_agree_range(team->comm, mine, lo, hi, 5)) return 0;
     out->max_blocks = (int)lo[0];
+    out->direct_blocks = (int)lo[4];
     out->oneshot_max = (size_t)lo[1];
     out->timeout_s = (int)hi[2];
     out->ll_max = (size_t)lo[3];
@@ -262,6 +266,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     dev->epochs = (uint64_t *)(uintptr_t)team->epochs;
     dev->num_sms = sms > 0 ? sms : 1;
     dev->max_blocks = params->max_blocks;
+    dev->direct_blocks = params->direct_blocks;
     dev->oneshot_max = params->oneshot_max;
     dev->ll_max = params->ll_max < mcoll_ll_capacity(team->size) ? params->ll_max : mcoll_ll_capacity(team->size);
     dev->abort_flag = (const volatile uint32_t *)(uintptr_t)team->watch.flag_device;

@@ -89,10 +89,12 @@ int main(void)
     CHECK(s->disable == 0);
     CHECK(s->nvls == MCOLL_TRISTATE_AUTO && s->nvls_killed == 0);
     CHECK(s->engine == MCOLL_ENGINE_AUTO);
-    CHECK(s->buffer_size == 16u << 20);
+    CHECK(s->buffer_size == 64u << 20);
     CHECK(s->cuda_aware == MCOLL_TRISTATE_AUTO);
     CHECK(s->stage_chunk == 4u << 20);
     CHECK(s->max_blocks == 32);
+    CHECK(s->zero_copy_blocks == 64);
+    CHECK(s->memory_limit == 1u << 30);
     CHECK(s->oneshot_max == 256u << 10);
     CHECK(s->min_ranks == 2);
     CHECK(s->timeout_s == 0);
@@ -121,7 +123,7 @@ int main(void)
     rejected("MCOLL_STAGE_CHUNK", "2G");
     CHECK(mcoll_settings_get()->stage_chunk == 4u << 20);
     rejected("MCOLL_BUFFER_SIZE", "lots");
-    CHECK(mcoll_settings_get()->buffer_size == 16u << 20);
+    CHECK(mcoll_settings_get()->buffer_size == 64u << 20);
     rejected("MCOLL_MAX_BLOCKS", "65");
     CHECK(mcoll_settings_get()->max_blocks == 32);
     rejected("MCOLL_MAX_BLOCKS", "0");
