@@ -107,13 +107,21 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     return 0;
 }
 
-/* The zero-copy kernels use no data area, so their blocks are not tied to its regions: up to the
- * team's direct_blocks (teams built by hand in tests may leave it 0: max_blocks then). */
+/* Slot bytes from which a zero-copy kernel takes the team's direct_blocks instead of max_blocks.
+ * On 4 H100s over NVLink 64 blocks against 32 made 128 MiB to 1 GiB calls 2 % to 8 % faster but
+ * slots of a few MiB slower (bcast and reduce of 8 MiB: twice the time), so the wider grid is
+ * kept for slots of 16 MiB and up (benchmarks/NOTES.md, 2026-11-28). */
+constexpr size_t kWideSlot = (size_t)16 << 20;
+
+/* The zero-copy kernels use no data area, so their blocks are not tied to its regions: large
+ * slots take up to the team's direct_blocks (teams built by hand in tests may leave it 0). */
 inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s) {
+    int rows = t->max_blocks;
+    if (slot_bytes >= kWideSlot && t->direct_blocks > rows) rows = t->direct_blocks;
     s->slot_bytes = slot_bytes;
     s->nslots = 1;
     s->region = s->half = s->chunk = 0;
-    spread(slot_bytes, block_rows(t->direct_blocks > 0 ? t->direct_blocks : t->max_blocks), s);
+    spread(slot_bytes, block_rows(rows), s);
 }
 
 } // namespace mcoll

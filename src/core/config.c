@@ -50,7 +50,7 @@ static const setting settings_table[] = {
     {"MCOLL_MAX_BLOCKS", "32", KIND_INT, FIELD(max_blocks), 1, 64,
      "largest number of thread blocks a collective kernel uses"},
     {"MCOLL_ZERO_COPY_BLOCKS", "64", KIND_INT, FIELD(zero_copy_blocks), 1, 64,
-     "largest number of thread blocks a zero-copy kernel uses (mcoll_mem_* buffers, the plug-in's mapped ones); they keep more NVLink loads in flight than the staged kernels need"},
+     "largest number of thread blocks a zero-copy kernel uses on slots of 16 MiB and more (mcoll_mem_* buffers, the plug-in's mapped ones; smaller slots take MCOLL_MAX_BLOCKS)"},
     {"MCOLL_ONESHOT_MAX", "256K", KIND_SIZE, FIELD(oneshot_max), 0, 1 * GiB,
      "largest allreduce (bytes) done one-shot; larger ones are two-shot"},
     {"MCOLL_LL_MAX", "2K", KIND_SIZE, FIELD(ll_max), 0, 1 * GiB,

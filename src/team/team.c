@@ -196,13 +196,18 @@ typedef struct {
  * every rank's grid must be resident at once. Ranks sharing a GPU share its SMs: each may launch
  * at most its part of them (one block per SM, what the kernels' launch bounds guarantee), or a
  * kernel waits forever for a peer's block that cannot start. */
-static int blocks_that_fit(mcoll_team *team, int wanted)
+static int blocks_that_fit(mcoll_team *team, int wanted, const char *setting)
 {
     const int sms = attribute(team, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    const int fit = sms > 0 ? sms / (team->sharing.ranks_per_gpu > 1 ? team->sharing.ranks_per_gpu : 1) : wanted;
+    const int sharers = team->sharing.ranks_per_gpu > 1 ? team->sharing.ranks_per_gpu : 1;
+    const int fit = sms > 0 ? sms / sharers : wanted;
     if (fit >= wanted) return wanted;
-    MCOLL_INFO("%d blocks per kernel instead of %d: %d ranks share a GPU of %d SMs, and every rank's blocks must "
-               "run at once", fit > 0 ? fit : 1, wanted, team->sharing.ranks_per_gpu, sms);
+    if (sharers > 1)
+        MCOLL_INFO("%s: %d blocks per kernel instead of %d: %d ranks share a GPU of %d SMs, and every rank's blocks "
+                   "must run at once", setting, fit > 0 ? fit : 1, wanted, sharers, sms);
+    else
+        MCOLL_INFO("%s: %d blocks per kernel instead of %d: the GPU has %d SMs, and every block must run at once",
+                   setting, fit > 0 ? fit : 1, wanted, sms);
     return fit > 0 ? fit : 1;
 }
 
@@ -215,12 +220,14 @@ static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_par
     const mcoll_settings *settings = mcoll_settings_get();
     int64_t mine[5], lo[5], hi[5];
     mine[0] = blocks_that_fit(team, config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks
-                                                                                                  : MCOLL_MAX_BLOCKS);
+                                                                                                  : MCOLL_MAX_BLOCKS,
+                              "MCOLL_MAX_BLOCKS");
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
     mine[3] = (int64_t)settings->ll_max;
     mine[4] = blocks_that_fit(team, settings->zero_copy_blocks < MCOLL_MAX_BLOCKS ? settings->zero_copy_blocks
-                                                                                : MCOLL_MAX_BLOCKS);
+                                                                                : MCOLL_MAX_BLOCKS,
+                              "MCOLL_ZERO_COPY_BLOCKS");
     if (!mcoll_agree_range(team->comm, mine, lo, hi, 5)) return 0;
     out->max_blocks = (int)lo[0];
     out->direct_blocks = (int)lo[4];

@@ -155,7 +155,8 @@ static void case_agreed_blocks(void)
 }
 
 /* A GPU of 40 SMs shared by `per_gpu` ranks that ask for 32 blocks each: each gets 40 / per_gpu
- * and says so; alone on a GPU of 40, nobody is cut. */
+ * and says so; alone on a GPU of 40, nobody is cut to fewer than 32, and only the zero-copy
+ * kernels' 64 blocks are cut to the 40 SMs. */
 static void case_blocks_fit_shared_gpu(int devices)
 {
     const int per_gpu = sharers_of(0, devices), fit = 40 / sharers_of(0, devices);
@@ -169,8 +170,12 @@ static void case_blocks_fit_shared_gpu(int devices)
     config.max_blocks = 32;
     text = create_capturing(&config, &mc);
     snprintf(want, sizeof want, "%d blocks per kernel instead of 32: %d ranks share a GPU of 40 SMs", fit, per_gpu);
-    if (per_gpu > 1 && fit < 32) CHECK(count_lines(text, want) == 1);
-    else CHECK(count_lines(text, "blocks per kernel instead of") == 0);
+    if (per_gpu > 1 && fit < 32) {
+        CHECK(count_lines(text, want) == 1);
+    } else {
+        CHECK(count_lines(text, "blocks per kernel instead of 32") == 0);
+        CHECK(count_lines(text, "MCOLL_ZERO_COPY_BLOCKS: 40 blocks per kernel instead of 64: the GPU has 40 SMs") == 1);
+    }
     free(text);
     if (mc) CHECK(mcoll_comm_destroy(mc) == MCOLL_SUCCESS);
     set_devices(world_size, 0);

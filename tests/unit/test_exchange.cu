@@ -454,6 +454,8 @@ int main(void) {
         c.known = 0;
         CHECK(make_exchange_sched(&team, c, &s) == 0 && s.blocks == 32 && s.span == 0);
         c.one_slot = 1;
+        CHECK(make_exchange_sched(&team, c, &s) == 0 && s.chunk == kUnknownChunk);
+        team.data_bytes = (size_t)1 << 20; /* a half of 16 KiB: the chunk is what it holds */
         CHECK(make_exchange_sched(&team, c, &s) == 0 && s.chunk == ((s.half - kHeaderBytes) & ~(size_t)15));
         team.data_bytes = 32 * 2 * kHeaderBytes; /* no room for data */
         CHECK(make_exchange_sched(&team, c, &s) != 0);
