@@ -40,72 +40,35 @@ struct Unicast {
      * result (MPI's advice for reductions); order-free ops start at this rank to spread reads. */
     template <class K>
     static __device__ __forceinline__ uint4 ld_reduce(const mcoll_dev_team &t, size_t off) {
-        return reduce_packs<K>(t, [&](int p) { return ld_global_v4((const char *)t.peer_data[p] + off); });
-    }
-
-    /* The same over packs that load(p) reads from rank p wherever they lie (zero-copy reduce:
-     * users' buffers at any alignment, root's input where root says). */
-    template <class K, class Load>
-    static __device__ __forceinline__ uint4 reduce_packs(const mcoll_dev_team &t, Load load) {
-        const int n = t.size;
-        const int first = K::order_free ? t.rank : 0;
-        Acc<K> acc = identity<K>();
-        for (int base = 0; base < n; base += kBatch) {
-            uint4 v[kBatch];
-#pragma unroll
-            for (int j = 0; j < kBatch; j++) {
-                if (base + j < n) {
-                    int p = first + base + j;
-                    if (p >= n) p -= n;
-                    v[j] = load(p);
-                }
-            }
-#pragma unroll
-            for (int j = 0; j < kBatch; j++)
-                if (base + j < n) combine<K>(acc, widen<K>(v[j]));
-        }
-        return narrow<K>(acc);
+        Acc<K> acc[1];
+        reduce_ranks<K, 1, kBatch>(
+            t, acc, [](int) { return true; },
+            [&](int p, int) { return ld_global_v4((const char *)t.peer_data[p] + off); });
+        return narrow<K>(acc[0]);
     }
 
     /* A large reduction's loads cross NVLink, and a thread that loads one pack from each peer
      * and then waits keeps too few bytes in flight to fill the links: a round of the walk
      * takes kWalkPacks packs a thread and loads them from kWalkPeers ranks at a time (8 loads
-     * in flight), combining every pack's ranks in the same order as reduce_packs, so results
+     * in flight). Every pack combines its ranks in the same order as ld_reduce's, so results
      * are the same bits. */
     static constexpr int kWalkPacks = 4, kWalkPeers = 2;
 
-    /* The crew reduces packs [0, np): load(p, i) gives pack i of rank p, store(i, v) takes
-     * the result. */
+    /* The crew reduces packs [0, np): load(p, i) gives pack i of rank p (from the data area, or
+     * from users' buffers wherever they lie in the zero-copy kernels), store(i, v) takes the
+     * result. */
     template <class K, class Load, class Store>
     static __device__ __forceinline__ void reduce_walk(const mcoll_dev_team &t, Crew crew, unsigned np, Load load,
                                                        Store store) {
-        constexpr int U = kWalkPacks, P = kWalkPeers;
-        const int n = t.size;
-        const int first = K::order_free ? t.rank : 0;
+        constexpr int U = kWalkPacks;
         const unsigned step = crew.size;
         for (unsigned i = crew.lane; i < np; i += U * step) {
+            const auto present = [&](int u) { return i + u * step < np; };
             Acc<K> acc[U];
-#pragma unroll
-            for (int u = 0; u < U; u++) acc[u] = identity<K>();
-            for (int base = 0; base < n; base += P) {
-                uint4 v[P][U];
-#pragma unroll
-                for (int j = 0; j < P; j++) {
-                    int p = first + base + j;
-                    if (p >= n) p -= n;
-#pragma unroll
-                    for (int u = 0; u < U; u++)
-                        if (base + j < n && i + u * step < np) v[j][u] = load(p, i + u * step);
-                }
-#pragma unroll
-                for (int j = 0; j < P; j++)
-#pragma unroll
-                    for (int u = 0; u < U; u++)
-                        if (base + j < n && i + u * step < np) combine<K>(acc[u], widen<K>(v[j][u]));
-            }
+            reduce_ranks<K, U, kWalkPeers>(t, acc, present, [&](int p, int u) { return load(p, i + u * step); });
 #pragma unroll
             for (int u = 0; u < U; u++)
-                if (i + u * step < np) store(i + u * step, narrow<K>(acc[u]));
+                if (present(u)) store(i + u * step, narrow<K>(acc[u]));
         }
     }
 
@@ -124,6 +87,34 @@ struct Unicast {
             int p = t.rank + i;
             if (p >= t.size) p -= t.size;
             if (p != skip) st_global_v4((char *)t.peer_data[p] + off, v);
+        }
+    }
+
+    /* acc[u], for every pack u < U that present(u) says exists, reduced over every rank in
+     * the order ld_reduce documents: P ranks' packs loaded (load(p, u)) before they are
+     * combined. */
+    template <class K, int U, int P, class Present, class Load>
+    static __device__ __forceinline__ void reduce_ranks(const mcoll_dev_team &t, Acc<K> (&acc)[U], Present present,
+                                                        Load load) {
+        const int n = t.size;
+        const int first = K::order_free ? t.rank : 0;
+#pragma unroll
+        for (int u = 0; u < U; u++) acc[u] = identity<K>();
+        for (int base = 0; base < n; base += P) {
+            uint4 v[P][U];
+#pragma unroll
+            for (int j = 0; j < P; j++) {
+                int p = first + base + j;
+                if (p >= n) p -= n;
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (base + j < n && present(u)) v[j][u] = load(p, u);
+            }
+#pragma unroll
+            for (int j = 0; j < P; j++)
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (base + j < n && present(u)) combine<K>(acc[u], widen<K>(v[j][u]));
         }
     }
 

@@ -124,8 +124,7 @@ inline int make_exchange_sched(const mcoll_dev_team *t, const ExchangeCall &c, E
     s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
     s->half = s->region / 2;
     if (s->half <= kHeaderBytes) return 1;
-    size_t capacity = ((s->half - kHeaderBytes) / (size_t)s->nslots) & ~(size_t)15;
-    if (capacity > kMaxChunk) capacity = kMaxChunk;
+    const size_t capacity = ((s->half - kHeaderBytes) / (size_t)s->nslots) & ~(size_t)15;
     if (capacity == 0) return 1;
     if (!c.known) {
         /* The pieces' spans differ by rank and no rank knows the others': one chunk size from
@@ -136,10 +135,7 @@ inline int make_exchange_sched(const mcoll_dev_team *t, const ExchangeCall &c, E
         return 0;
     }
     /* As make_sched: a block for every kBlockBytes of the longest piece, up to the rows. */
-    Sched blocks;
-    spread(c.max_len ? c.max_len : 1, rows, &blocks);
-    s->span = blocks.span;
-    s->blocks = blocks.blocks;
+    spread(c.max_len ? c.max_len : 1, rows, &s->span, &s->blocks);
     s->chunk = pick_chunk(capacity, s->span);
     return 0;
 }

@@ -73,6 +73,7 @@ constexpr size_t kChunksPerBlock = 8;
 MCOLL_HD size_t pick_chunk(size_t capacity, size_t span) {
     size_t want = slice16(span, kChunksPerBlock);
     if (want < kMinChunk) want = kMinChunk;
+    if (want > kMaxChunk) want = kMaxChunk;
     return want < capacity ? want : capacity;
 }
 
@@ -81,14 +82,14 @@ MCOLL_HD int block_rows(int limit) {
     return limit < 1 ? 1 : limit;
 }
 
-/* A block for every kBlockBytes of a slot, up to `rows`: span and blocks. */
-MCOLL_HD void spread(size_t slot_bytes, int rows, Sched *s) {
-    size_t blocks = (slot_bytes + kBlockBytes - 1) / kBlockBytes;
-    if (blocks > (size_t)rows) blocks = (size_t)rows;
-    if (blocks < 1) blocks = 1;
-    s->span = slice16(slot_bytes, blocks);
-    s->blocks = (int)((slot_bytes + s->span - 1) / s->span);
-    if (s->blocks < 1) s->blocks = 1;
+/* A block for every kBlockBytes of a slot, up to `rows`: each block's span, and the blocks. */
+MCOLL_HD void spread(size_t slot_bytes, int rows, size_t *span, int *blocks) {
+    size_t wanted = (slot_bytes + kBlockBytes - 1) / kBlockBytes;
+    if (wanted > (size_t)rows) wanted = (size_t)rows;
+    if (wanted < 1) wanted = 1;
+    *span = slice16(slot_bytes, wanted);
+    *blocks = (int)((slot_bytes + *span - 1) / *span);
+    if (*blocks < 1) *blocks = 1;
 }
 
 /* 0 on success; nonzero when the data area is too small for this team. A half holds half_slots
@@ -99,10 +100,9 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     s->nslots = nslots;
     s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
     s->half = s->region / 2;
-    size_t capacity = (s->half / (size_t)half_slots) & ~(size_t)15;
-    if (capacity > kMaxChunk) capacity = kMaxChunk;
+    const size_t capacity = (s->half / (size_t)half_slots) & ~(size_t)15;
     if (capacity == 0) return 1;
-    spread(slot_bytes, rows, s);
+    spread(slot_bytes, rows, &s->span, &s->blocks);
     s->chunk = pick_chunk(capacity, s->span);
     return 0;
 }
@@ -121,7 +121,7 @@ inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched 
     s->slot_bytes = slot_bytes;
     s->nslots = 1;
     s->region = s->half = s->chunk = 0;
-    spread(slot_bytes, block_rows(rows), s);
+    spread(slot_bytes, block_rows(rows), &s->span, &s->blocks);
 }
 
 } // namespace mcoll

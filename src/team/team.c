@@ -225,9 +225,7 @@ static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_par
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
     mine[3] = (int64_t)settings->ll_max;
-    mine[4] = blocks_that_fit(team, settings->zero_copy_blocks < MCOLL_MAX_BLOCKS ? settings->zero_copy_blocks
-                                                                                : MCOLL_MAX_BLOCKS,
-                              "MCOLL_ZERO_COPY_BLOCKS");
+    mine[4] = blocks_that_fit(team, settings->zero_copy_blocks, "MCOLL_ZERO_COPY_BLOCKS"); /* the table keeps it <= 64 */
     if (!mcoll_agree_range(team->comm, mine, lo, hi, 5)) return 0;
     out->max_blocks = (int)lo[0];
     out->direct_blocks = (int)lo[4];
