@@ -85,6 +85,9 @@ typedef struct mcoll_dev_team {
     int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */
     int direct_blocks;                         /* the zero-copy kernels' grid limit (<= MCOLL_MAX_BLOCKS;
                                                   0: max_blocks) */
+    int store_inputs;                          /* agreed MCOLL_STORE_INPUTS: two-shot allreduce and
+                                                  reduce_scatter store each slot's inputs into its
+                                                  owner's data area (collectives/pipeline.cuh) */
     size_t oneshot_max;                        /* allreduce/reduce bytes up to which one-shot runs,
                                                   bcast bytes up to which root pushes to all */
     const volatile uint32_t *abort_flag;       /* host-mapped; nonzero: every wait gives up (the host

@@ -28,6 +28,16 @@
  * (one-shot: peers' inputs; two-shot: its own results) and the next collective writes the other
  * half before its first barrier.
  *
+ * Inputs by stores (ReduceCall::to_owner): `in` stores this rank's part of slot q into input
+ * position `rank` of owner q's half (E + 1) & 1 instead of position q of its own, and the owner's
+ * `red` loads every position of its own half E & 1. The rule above holds as it is (a half is
+ * written only between the barriers before the ones after which it is read, each position by its
+ * one rank), and so does the neighbour's: a call's first phase writes the peers' next half, as a
+ * two-shot's results always did. With results_to_recv the owner stores into every rank's recvbuf
+ * (slot red_slot, chunk ph - 1, which its rank pushed out in phase ph - 1 and never reads again),
+ * no rank copies out and no results live in the half, and the last phase, empty, is the barrier
+ * after which no rank's recvbuf is written any more.
+ *
  * User buffers, in place included: in a phase a rank reads sendbuf at chunk ph and writes
  * recvbuf at chunk ph - 1 (red) or ph - 2 (out) of every slot, disjoint byte ranges, and a chunk
  * is written only after it was copied in; block b touches only bytes [b * span, (b + 1) * span)
@@ -59,8 +69,9 @@ MCOLL_HD bool receives(const ReduceCall &c, int rank) {
 /* This rank runs the reduction: two-shot, when it owns a slot (reduce's root owns none). */
 MCOLL_HD bool reduces(const ReduceCall &c, int rank) { return c.two_shot ? c.red_slot >= 0 : receives(c, rank); }
 
-/* Slots a half holds: inputs, and for two-shot as many results after them. */
-MCOLL_HD int half_slots(const ReduceCall &c) { return c.two_shot ? 2 * c.nslots : c.nslots; }
+/* Slots a half holds: inputs, and for two-shot as many results after them (none where the
+ * results go straight to the recvbufs). */
+MCOLL_HD int half_slots(const ReduceCall &c) { return c.two_shot && !c.results_to_recv ? 2 * c.nslots : c.nslots; }
 
 /* Offsets of slot q inside a half: inputs first, results after them. */
 MCOLL_HD size_t input_at(const Sched &s, int q) { return (size_t)q * s.chunk; }
@@ -70,7 +81,8 @@ MCOLL_HD size_t result_at(const Sched &s, int q) { return (size_t)(s.nslots + q)
 struct Plan {
     size_t lo, hi;  /* slot bytes [lo, hi) */
     size_t chunks;
-    size_t phases;  /* 0 without bytes; else chunks + 1, or chunks + 2 for two-shot */
+    size_t phases;  /* 0 without bytes; else chunks + 1, or chunks + 2 for two-shot (with
+                       results_to_recv the last phase only waits at its barrier) */
     size_t region;  /* data-area offset of the block's region */
     bool red, out;  /* this rank reduces; copies results out */
 };
@@ -83,7 +95,7 @@ MCOLL_HD Plan plan_of(const Sched &s, const ReduceCall &c, int block, int rank) 
     p.phases = p.chunks ? p.chunks + (c.two_shot ? 2 : 1) : 0;
     p.region = (size_t)block * s.region;
     p.red = reduces(c, rank);
-    p.out = c.two_shot && receives(c, rank);
+    p.out = c.two_shot && receives(c, rank) && !c.results_to_recv;
     return p;
 }
 
@@ -113,7 +125,9 @@ MCOLL_HD Step step_of(const Plan &p, const Sched &s, size_t ph, uint64_t epoch) 
 }
 
 /* Data-area offsets of slot q for each job of a phase: copy-in writes inputs, the reduction
- * reads inputs and (two-shot) writes results, copy-out reads results. */
+ * reads inputs and (two-shot) writes results, copy-out reads results. With to_owner the input
+ * positions are ranks: rank r's part of slot q is at in_to(st, s, r) of owner q, which finds it
+ * at red_from(st, s, r). */
 MCOLL_HD size_t in_to(const Step &st, const Sched &s, int q) { return st.write + input_at(s, q); }
 MCOLL_HD size_t red_from(const Step &st, const Sched &s, int q) { return st.read + input_at(s, q); }
 MCOLL_HD size_t red_to(const Step &st, const Sched &s, int q) { return st.write + result_at(s, q); }

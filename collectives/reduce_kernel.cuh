@@ -49,12 +49,23 @@ __device__ __forceinline__ void scan_step(const mcoll_dev_team &t, const ReduceC
             [&](int p, uint4 v) { st_global_v4((char *)t.peer_data[p] + shared + (size_t)i * 16, v); });
 }
 
+/* Pack i of a reduced slot (n bytes from `at` in every rank's recvbuf) into every rank's recvbuf,
+ * starting at this rank's port-neighbour: the zero-copy allreduces' last step. */
+__device__ __forceinline__ void st_every_recv(const mcoll_dev_team &recv_view, size_t at, size_t n, unsigned i,
+                                              uint4 v) {
+    for (int k = 0; k < recv_view.size; k++)
+        st_user((char *)recv_view.peer_data[(recv_view.rank + k) % recv_view.size] + at, n, i, v);
+}
+
 /* The reduction's job of a phase: slot red_slot of the chunk [off, off + len), from the inputs
- * every rank wrote into half `read`, into recvbuf (one-shot, reduce-scatter) or into the
+ * every rank wrote into half `read` (its own, or with to_owner this rank's positions), into
+ * recvbuf (one-shot, reduce-scatter), into every rank's recvbuf (results_to_recv) or into the
  * results of half `write` (two-shot: every rank's, or root's alone). */
 template <class A, class K, bool Scan>
-__device__ __forceinline__ void reduce_job(const mcoll_dev_team &t, const ReduceCall &c, const Sched &s,
-                                           const Step &st, Crew crew) {
+__device__ __forceinline__ void reduce_job(const ReduceParams &p, const Step &st, Crew crew) {
+    const mcoll_dev_team &t = p.team;
+    const ReduceCall &c = p.call;
+    const Sched &s = p.sched;
     const size_t off = st.off[kJobRed];
     const size_t src = red_from(st, s, c.red_slot);
     const size_t dst = red_to(st, s, c.red_slot);
@@ -64,12 +75,22 @@ __device__ __forceinline__ void reduce_job(const mcoll_dev_team &t, const Reduce
         scan_step<K>(t, c, src, dst, user, n, crew);
     } else {
         char *root_area = c.root >= 0 ? (char *)t.peer_data[c.root] : nullptr;
-        A::template ld_reduce_walk<K>(
-            t, crew, packs_of(n), src, [&](unsigned i, uint4 v) {
-                if (!c.two_shot) st_user(user, n, i, v);
-                else if (root_area) st_global_v4(root_area + dst + (size_t)i * 16, v);
-                else A::st(t, dst + (size_t)i * 16, v);
-            });
+        const auto store = [&](unsigned i, uint4 v) {
+            if (!c.two_shot) st_user(user, n, i, v);
+            else if (c.results_to_recv) st_every_recv(p.recv_view, (size_t)c.red_slot * c.slot_bytes + off, n, i, v);
+            else if (root_area) st_global_v4(root_area + dst + (size_t)i * 16, v);
+            else A::st(t, dst + (size_t)i * 16, v);
+        };
+        if constexpr (!A::kMultimem) {
+            if (c.to_owner) { /* every rank's part is in this rank's memory */
+                const char *own = (const char *)t.peer_data[t.rank];
+                Unicast::reduce_walk<K>(
+                    t, crew, packs_of(n),
+                    [&](int q, unsigned i) { return ld_global_v4(own + red_from(st, s, q) + (size_t)i * 16); }, store);
+                return;
+            }
+        }
+        A::template ld_reduce_walk<K>(t, crew, packs_of(n), src, store);
     }
 }
 
@@ -93,12 +114,17 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
         Crew crew;
         switch (job_of(st, &crew)) {
         case kJobIn:
-            for (int q = 0; q < s.nslots; q++)
-                copy_in(own + in_to(st, s, q), (const char *)c.send + q * c.slot_bytes + st.off[kJobIn],
+            for (int k = 0; k < s.nslots; k++) {
+                /* to_owner: into owner q's position of this rank, the owners in turn from this
+                 * rank's neighbour, so that the ranks' stores spread over the ports. */
+                const int q = c.to_owner ? (t.rank + 1 + k) % s.nslots : k;
+                char *to = c.to_owner ? (char *)t.peer_data[q] + in_to(st, s, t.rank) : own + in_to(st, s, q);
+                copy_in(to, (const char *)c.send + q * c.slot_bytes + st.off[kJobIn],
                         slot_part(c, q, st.off[kJobIn], st.len[kJobIn]), crew);
+            }
             break;
         case kJobRed:
-            reduce_job<A, K, Scan>(t, c, s, st, crew);
+            reduce_job<A, K, Scan>(p, st, crew);
             break;
         case kJobOut:
             for (int q = 0; q < s.nslots; q++)
@@ -160,8 +186,7 @@ __global__ void __launch_bounds__(kThreads, 1) direct_reduce_kernel(const __grid
                         st_user((char *)p.recv_view.peer_data[t.rank] + at - (size_t)c.red_slot * c.slot_bytes, n, i, v);
                         return;
                     }
-                    for (int k = 0; k < t.size; k++)
-                        st_user((char *)p.recv_view.peer_data[(t.rank + k) % t.size] + at, n, i, v);
+                    st_every_recv(p.recv_view, at, n, i, v);
                 });
             return;
         }

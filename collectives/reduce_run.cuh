@@ -31,7 +31,14 @@ namespace mcoll {
  * slices) or into this rank's (reduce_scatter's blocks, recvbuf holding this rank's block only),
  * then a barrier. Direct with root >= 0 (reduce): each slot is reduced by its owner (root_owner)
  * into root's recvbuf alone; root_says is root's word for the others (kRootInPlace,
- * kRootInWindow, and recvbuf's offset in the inputs' window shifted left by 2). */
+ * kRootInWindow, and recvbuf's offset in the inputs' window shifted left by 2).
+ * to_owner != 0 (unicast layer; allreduce two-shot and reduce_scatter, choose_to_owner): the
+ * inputs move by stores, not loads: each rank stores its part of slot q into input position
+ * `rank` of owner q's data area, and the owner reduces its slot from its own memory, so every
+ * byte crosses NVLink as a write (pipeline.cuh).
+ * results_to_recv != 0 (with to_owner and two_shot; the zero-copy allreduce): the owner stores
+ * the reduced slot straight into every rank's recvbuf (ReduceParams::recv_view) instead of every
+ * rank's results, and nobody copies out. */
 struct ReduceCall {
     const void *send;
     void *recv;
@@ -44,6 +51,8 @@ struct ReduceCall {
     int root;
     int scan;
     int direct;
+    int to_owner;
+    int results_to_recv;
     uint64_t root_says;
 };
 
@@ -94,6 +103,8 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.root = root;
     c.scan = 0;
     c.direct = 0;
+    c.to_owner = 0;
+    c.results_to_recv = 0;
     c.root_says = 0;
     if (bytes <= t->oneshot_max || t->size == 1) {
         c.slot_bytes = bytes;
@@ -127,8 +138,19 @@ inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send,
     c.root = -1;
     c.scan = 0;
     c.direct = 0;
+    c.to_owner = 0;
+    c.results_to_recv = 0;
     c.root_says = 0;
     return c;
+}
+
+/* Inputs by stores (ReduceCall::to_owner) where the team agreed to it (MCOLL_STORE_INPUTS) and
+ * the call has one slot per rank, owned by the rank of its index: two-shot allreduce and
+ * reduce_scatter. The caller runs it on the unicast layer only (multimem.ld_reduce reduces in
+ * the switch). */
+MCOLL_HD void choose_to_owner(const mcoll_dev_team *t, ReduceCall *c) {
+    c->to_owner = t->store_inputs && !c->scan && !c->direct && c->root < 0 && c->nslots == t->size &&
+                  c->red_slot == t->rank;
 }
 
 /* Validates dtype and op, picks the access layer and launches. */

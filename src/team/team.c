@@ -187,6 +187,7 @@ static int init_signals(mcoll_team *team)
 typedef struct {
     int max_blocks;
     int direct_blocks;
+    int store_inputs;
     size_t oneshot_max;
     int timeout_s;
     size_t ll_max;
@@ -218,7 +219,7 @@ static int blocks_that_fit(mcoll_team *team, int wanted, const char *setting)
 static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_params *out)
 {
     const mcoll_settings *settings = mcoll_settings_get();
-    int64_t mine[5], lo[5], hi[5];
+    int64_t mine[6], lo[6], hi[6];
     mine[0] = blocks_that_fit(team, config->max_blocks > 0 && config->max_blocks < MCOLL_MAX_BLOCKS ? config->max_blocks
                                                                                                   : MCOLL_MAX_BLOCKS,
                               "MCOLL_MAX_BLOCKS");
@@ -226,9 +227,11 @@ static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_par
     mine[2] = settings->timeout_s;
     mine[3] = (int64_t)settings->ll_max;
     mine[4] = blocks_that_fit(team, settings->zero_copy_blocks, "MCOLL_ZERO_COPY_BLOCKS"); /* the table keeps it <= 64 */
-    if (!mcoll_agree_range(team->comm, mine, lo, hi, 5)) return 0;
+    mine[5] = settings->store_inputs;
+    if (!mcoll_agree_range(team->comm, mine, lo, hi, 6)) return 0;
     out->max_blocks = (int)lo[0];
     out->direct_blocks = (int)lo[4];
+    out->store_inputs = (int)lo[5];
     out->oneshot_max = (size_t)lo[1];
     out->timeout_s = (int)hi[2];
     out->ll_max = (size_t)lo[3];
@@ -241,6 +244,9 @@ static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_par
     if (mine[3] != (int64_t)out->ll_max)
         MCOLL_INFO("ranks differ in MCOLL_LL_MAX: %zu bytes (the smallest) instead of this rank's %lld", out->ll_max,
                    (long long)mine[3]);
+    if (mine[5] != out->store_inputs)
+        MCOLL_INFO("ranks differ in MCOLL_STORE_INPUTS: %d (the smallest) instead of this rank's %lld",
+                   out->store_inputs, (long long)mine[5]);
     if (mine[2] != out->timeout_s)
         MCOLL_INFO("ranks differ in MCOLL_TIMEOUT: %d s (the longest) instead of this rank's %lld", out->timeout_s,
                    (long long)mine[2]);
@@ -272,6 +278,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     dev->num_sms = sms > 0 ? sms : 1;
     dev->max_blocks = params->max_blocks;
     dev->direct_blocks = params->direct_blocks;
+    dev->store_inputs = params->store_inputs;
     dev->oneshot_max = params->oneshot_max;
     dev->ll_max = params->ll_max < mcoll_ll_capacity(team->size) ? params->ll_max : mcoll_ll_capacity(team->size);
     dev->abort_flag = (const volatile uint32_t *)(uintptr_t)team->watch.flag_device;

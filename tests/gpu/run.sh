@@ -37,6 +37,9 @@
 #              LL size maps the peers' ordinary device buffers for the call and runs zero-copy
 #              (the whole matrix, against host results, and the free-and-reallocate case); must
 #              pass, log that calls were mapped, and log no failed mapping
+#   stores     MCOLL_STORE_INPUTS=1 at each NP: gpu_native, gpu_memory and gpu_mpi (rows stores-native,
+#              stores-memory, stores-mpi): allreduce and reduce-scatter inputs sent by stores to
+#              the slices' owners (staged, zero-copy, and through MPI)
 #   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
 #              calls in the resident kernel, interleaved with launched ones; with
@@ -121,8 +124,8 @@
 # own git history says.
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation autoreg ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation autoreg ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation autoreg stores ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation autoreg stores ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -581,7 +584,7 @@ mpi_cmd() {
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     # The settings a step sets for its ranks (run.sh exports them per step).
     local v
-    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING; do
+    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING MCOLL_STORE_INPUTS; do
         if [ -n "${!v-}" ]; then MPI+=(-x "$v=${!v}"); fi
     done
 }
@@ -631,10 +634,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors memory split emulation autoreg ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking errors memory split emulation autoreg stores ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|memory|emulation|autoreg|ll|soak) nps=$NPS ;;
+            native|stream|mpi|errors|memory|emulation|autoreg|stores|ll|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             hier) nps=4 ;;
             bench) nps=$largest ;;
@@ -690,6 +693,14 @@ fi
 if selected autoreg; then
     for np in $NPS; do
         MCOLL_ZERO_COPY_MIN=1 MCOLL_DEBUG=INFO gpu_step autoreg "$np" "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    done
+fi
+# Two-shot allreduce and reduce-scatter with the inputs stored into the owners' memory.
+if selected stores; then
+    for np in $NPS; do
+        for prog in native memory mpi; do
+            MCOLL_STORE_INPUTS=1 gpu_step stores-$prog "$np" "$BUILD/tests/gpu/gpu_$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        done
     done
 fi
 # The LL protocol and the resident kernel on calls far larger than by default (MCOLL_LL_MAX=2K).

@@ -155,6 +155,7 @@ struct Call {
     int in_place, root;
     size_t bytes;       /* allreduce, reduce, scans: the message; reduce_scatter: recvcount */
     mcoll_dtype dtype;  /* reduce_scatter: U8, or a pair (padding after each block) */
+    bool zero_copy = false; /* allreduce: sliced always, results stored into the recvbufs (to_owner) */
     std::vector<ReduceCall> c;
     std::vector<Buf> send, recv;
     std::vector<Buf *> sbuf;  /* the buffer sendbuf lies in (recv in place) */
@@ -191,7 +192,16 @@ static void build(Call &k, int n, int seed, mcoll_dev_team &team) {
             k.c[r] = reduce_call(&team, s, d, k.bytes, -1);
             if (k.coll == SCAN) k.c[r].scan = kScanInclusive;
             if (k.coll == EXSCAN) k.c[r].scan = kScanExclusive;
+            if (k.zero_copy) { /* as mcoll_launch_allreduce_direct slices it */
+                k.c[r].slot_bytes = slice16(k.bytes, (size_t)n);
+                k.c[r].nslots = n;
+                k.c[r].two_shot = 1;
+                k.c[r].red_slot = r;
+            }
         }
+        /* As run_reduce and the zero-copy launchers choose (the model is the unicast layer). */
+        choose_to_owner(&team, &k.c[r]);
+        k.c[r].results_to_recv = k.zero_copy && k.c[r].to_owner && k.c[r].two_shot;
     }
 }
 
@@ -236,11 +246,13 @@ static void run_jobs(Model &m, Call &k, const Sched &s, const Plan &p, size_t ph
                 const size_t bytes = slot_part(c, q, off, len);
                 const unsigned char *src = (const unsigned char *)c.send + q * c.slot_bytes + off;
                 m.user(*k.sbuf[r], src, bytes, false, b, who, r);
+                /* to_owner: into owner q's position r; else into this rank's position q. */
+                const int dest = c.to_owner ? q : r;
+                const size_t to = in_to(st, s, c.to_owner ? r : q);
                 for (size_t i = 0; i < bytes; i += 16) { /* whole packs, zeros after the data */
                     memset(pack, 0, 16);
                     memcpy(pack, src + i, bytes - i < 16 ? bytes - i : 16);
-                    const size_t to = in_to(st, s, q);
-                    m.store(b, r, to + i, pack, 16, to, to + s.chunk, who);
+                    m.store(b, dest, to + i, pack, 16, to, to + s.chunk, who);
                 }
             }
         if (j == kJobRed) {
@@ -252,7 +264,11 @@ static void run_jobs(Model &m, Call &k, const Sched &s, const Plan &p, size_t ph
                 /* One-shot scans load ranks 0..r (0..r-1); everything else every rank. */
                 const int count = c.scan && !c.two_shot ? (c.scan == kScanExclusive ? r : r + 1) : m.n;
                 std::vector<std::vector<unsigned char>> in(m.n, std::vector<unsigned char>(16));
-                for (int q = 0; q < count; q++) m.load(b, q, src + i, in[q].data(), 16, src, src + s.chunk, who);
+                for (int q = 0; q < count; q++) {
+                    /* to_owner: rank q's part lies in this rank's position q. */
+                    const size_t from = c.to_owner ? red_from(st, s, q) : src;
+                    m.load(b, c.to_owner ? r : q, from + i, in[q].data(), 16, from, from + s.chunk, who);
+                }
                 if (c.scan && c.two_shot) {
                     /* Prefix p into rank p (exscan: from rank 1 on), as scan_ranks emits them. */
                     const bool exclusive = c.scan == kScanExclusive;
@@ -266,6 +282,13 @@ static void run_jobs(Model &m, Call &k, const Sched &s, const Plan &p, size_t ph
                     sum_of(in, count, pack);
                     m.user(k.recv[r], user + i, m16, true, b, who, r);
                     memcpy(user + i, pack, m16);
+                } else if (c.results_to_recv) {
+                    sum_of(in, m.n, pack);
+                    for (int q = 0; q < m.n; q++) {
+                        unsigned char *to = k.recv[q].data() + (size_t)c.red_slot * c.slot_bytes + off + i;
+                        m.user(k.recv[q], to, m16, true, b, who, q);
+                        memcpy(to, pack, m16);
+                    }
                 } else {
                     sum_of(in, m.n, pack);
                     for (int q = 0; q < m.n; q++)
@@ -359,6 +382,7 @@ static int run_case(int n, int round) {
     team.max_blocks = rows;
     static const size_t thresholds[] = {0, 64, 1000, (size_t)1 << 30};
     team.oneshot_max = thresholds[below(4)];
+    team.store_inputs = (int)below(2);
     Model m(n, rows, data_bytes);
     int bad = 0;
 
@@ -370,6 +394,7 @@ static int run_case(int n, int round) {
         k.in_place = (int)below(2);
         k.root = (int)below((size_t)n);
         k.dtype = k.coll == REDUCE_SCATTER && rnd() % 3 == 0 ? MCOLL_F64_I32 : MCOLL_U8;
+        k.zero_copy = k.coll == ALLREDUCE && team.store_inputs && rnd() % 2;
         /* Sizes: one element, odd, exactly or one past a chunk or a block, many chunks. */
         const size_t unit = k.coll == REDUCE_SCATTER ? 1 : (size_t)n;
         switch (rnd() % 6) {
@@ -383,8 +408,9 @@ static int run_case(int n, int round) {
         std::vector<std::vector<unsigned char>> before(n);
         for (int r = 0; r < n; r++) before[r] = k.recv[r].bytes;
         char what[200];
-        snprintf(what, sizeof what, "%s%s n=%d root=%d bytes=%zu rows=%d chunk~%zu oneshot_max=%zu call %d",
-                 coll_name[k.coll], k.in_place ? " in place" : "", n, k.root, k.bytes, rows, chunk, team.oneshot_max, i);
+        snprintf(what, sizeof what, "%s%s%s%s n=%d root=%d bytes=%zu rows=%d chunk~%zu oneshot_max=%zu call %d",
+                 coll_name[k.coll], k.in_place ? " in place" : "", team.store_inputs ? " stores" : "",
+                 k.zero_copy ? " zero-copy" : "", n, k.root, k.bytes, rows, chunk, team.oneshot_max, i);
         m.what = what;
         if (rnd() % 2) run_neighbour(m); /* its reads after its barrier meet this call's first phase */
         size_t barriers;
@@ -420,7 +446,9 @@ static int check_bytes(void) {
     int bad = 0;
     for (int n = 2; n <= 8; n++)
         for (int coll = ALLREDUCE; coll <= REDUCE_SCATTER; coll++)
-            for (int shot = 0; shot < 2; shot++) {
+            for (int shot = 0; shot < 2; shot++)
+            for (int mode = 0; mode < 3; mode++) { /* inputs loaded, stored, stored zero-copy */
+                if (mode == 2 && (coll != ALLREDUCE || !shot)) continue;
                 const size_t S = (size_t)16 * n * (n - 1) * 24; /* whole packs in every slice */
                 mcoll_dev_team team;
                 memset(&team, 0, sizeof team);
@@ -428,8 +456,10 @@ static int check_bytes(void) {
                 team.max_blocks = 2;
                 team.data_bytes = 2 * 2 * (2 * (size_t)n * 64);
                 team.oneshot_max = shot ? 0 : (size_t)1 << 30;
+                team.store_inputs = mode > 0;
                 Model m(n, 2, team.data_bytes);
                 Call k;
+                k.zero_copy = mode == 2;
                 k.coll = (Coll)coll;
                 k.in_place = 0;
                 k.root = n - 1;
@@ -443,13 +473,15 @@ static int check_bytes(void) {
                     const bool root = r == k.root;
                     size_t want = 0;
                     switch (coll) {
-                    case ALLREDUCE: want = shot ? 6 * S : (n + 3) * S; break;
+                    /* Zero-copy by stores: its input read, every rank's part of its slice
+                     * received and read, every slice's result received into recvbuf. */
+                    case ALLREDUCE: want = mode == 2 ? 4 * S : shot ? 6 * S : (n + 3) * S; break;
                     case REDUCE: want = shot ? (root ? 6 * S : 3 * S) : (root ? 4 * S : 3 * S); break;
                     default: want = 3 * S + S / n; break; /* reduce_scatter: the same either way */
                     }
                     if (m.hbm[r] != want) {
-                        fprintf(stderr, "%s %s n=%d rank %d: %zu bytes through memory, want %zu\n", coll_name[coll],
-                                shot ? "two-shot" : "one-shot", n, r, m.hbm[r], want);
+                        fprintf(stderr, "%s %s mode %d n=%d rank %d: %zu bytes through memory, want %zu\n",
+                                coll_name[coll], shot ? "two-shot" : "one-shot", mode, n, r, m.hbm[r], want);
                         bad++;
                     }
                 }
