@@ -4,7 +4,7 @@
 # machine, one rank per GPU (the NCCL rows are the common reference of every setting):
 #
 #   bash benchmarks/sweep.sh [--np 4] [--min 32M] [--max 512M] [--factor 4]
-#        [--collectives LIST] [--peers mcoll,mcoll-window,mcoll-mpi,nccl] [--time S]
+#        [--collectives LIST] [--peers mcoll,mcoll-window,mcoll-mpi,nccl] [--time S] [--datatype float]
 #        SETTING...
 #
 # A SETTING is a label followed by the environment it runs with, e.g. `default`
@@ -15,15 +15,15 @@
 set -u
 OUT=${OUT:-./sweep-out}
 NP=4 MIN=32M MAX=512M FACTOR=4 COLLS=allreduce,bcast,reduce,reduce_scatter,allgather
-PEERS=mcoll,mcoll-window,mcoll-mpi,nccl LIMIT=120
+PEERS=mcoll,mcoll-window,mcoll-mpi,nccl LIMIT=120 DTYPE=float
 SETTINGS=()
 while [ $# -gt 0 ]; do
     case "$1" in
-        --np | --min | --max | --factor | --collectives | --peers | --time)
+        --np | --min | --max | --factor | --collectives | --peers | --time | --datatype)
             [ $# -ge 2 ] || { echo "sweep.sh: $1 needs a value" >&2; exit 2; }
             case "$1" in
                 --np) NP=$2 ;; --min) MIN=$2 ;; --max) MAX=$2 ;; --factor) FACTOR=$2 ;;
-                --collectives) COLLS=$2 ;; --peers) PEERS=$2 ;; --time) LIMIT=$2 ;;
+                --collectives) COLLS=$2 ;; --peers) PEERS=$2 ;; --time) LIMIT=$2 ;; --datatype) DTYPE=$2 ;;
             esac
             shift 2 ;;
         -*) echo "sweep.sh: unknown option $1" >&2; exit 2 ;;
@@ -56,7 +56,7 @@ for setting in "${SETTINGS[@]}"; do
     echo "== $label ${envs[*]:-}"
     timeout "$LIMIT" mpirun --allow-run-as-root -np "$NP" --bind-to none -x LD_PRELOAD="$GUARD" \
         -x NCCL_NVLS_ENABLE ${envs[@]+"${envs[@]}"} build/bin/mcoll-bench --collectives "$COLLS" \
-        --peers "$PEERS" --place out -b "$MIN" -e "$MAX" -f "$FACTOR" -w 3 --no-plot \
+        --peers "$PEERS" --place out -b "$MIN" -e "$MAX" -f "$FACTOR" -d "$DTYPE" -w 3 --no-plot \
         --output "$OUT/sweep-$label" > "$OUT/sweep-$label.log" 2> "$OUT/sweep-$label.err" ||
         { status=1; echo "   exit $? (see $OUT/sweep-$label.err)"; }
     rm -rf "$OUT/sweep-$label"

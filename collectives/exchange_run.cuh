@@ -121,7 +121,7 @@ MCOLL_HD int exchange_more(const ExchangeCall &c, const ExchangeSched &s, int ra
 inline int make_exchange_sched(const mcoll_dev_team *t, const ExchangeCall &c, ExchangeSched *s) {
     const int rows = block_rows(t->max_blocks);
     s->nslots = c.one_slot ? 1 : t->size;
-    s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
+    s->region = (t->data_bytes / (size_t)layout_rows(t)) & ~(size_t)31;
     s->half = s->region / 2;
     if (s->half <= kHeaderBytes) return 1;
     const size_t capacity = ((s->half - kHeaderBytes) / (size_t)s->nslots) & ~(size_t)15;

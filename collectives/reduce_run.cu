@@ -36,15 +36,17 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     const Layer layer = call.scan ? Layer::Unicast : pick_layer(team, access);
     if (layer == Layer::Unicast) choose_to_owner(team, &p.call);
     else p.call.to_owner = 0;
-    if (make_sched(team, call.slot_bytes, call.nslots, half_slots(p.call), &p.sched) != 0)
+    if (make_sched(team, call.slot_bytes, call.nslots, half_slots(p.call), &p.sched, p.call.to_owner) != 0)
         return MCOLL_LAUNCH_UNSUPPORTED;
     /* The emulation starts combining at another rank with every call. */
     if (layer == Layer::MultimemEmulated) p.team.mc_turn = emulated_turn++;
     return dispatch(p, dtype, op, layer, stream);
 }
 
-/* A zero-copy allreduce or reduce_scatter by stores: the staged kernel's loop on the team's data
- * area, this rank's sendbuf read where it lies and the results stored into the recvbufs. The
+/* A zero-copy allreduce by stores: the staged kernel's loop on the team's data area, this rank's
+ * sendbuf read where it lies and the results stored into every recvbuf. (The zero-copy
+ * reduce_scatter keeps its loads: on 4 H100s they were as fast from 128 MiB and faster at 32 MiB,
+ * benchmarks/NOTES.md.) The
  * views keep the team's signal pads, and each rank's data area starts MCOLL_DATA_OFFSET after its
  * pad (launch.h), which gives back the team. 0 when the data area cannot hold the schedule. */
 static int to_owner_params(const mcoll_dev_team *send, const mcoll_dev_team *recv, const ReduceCall &call,
@@ -58,8 +60,8 @@ static int to_owner_params(const mcoll_dev_team *send, const mcoll_dev_team *rec
     p->call.recv = recv->peer_data[recv->rank];
     choose_to_owner(&p->team, &p->call);
     p->call.results_to_recv = p->call.to_owner && p->call.two_shot;
-    return p->call.to_owner &&
-           make_sched(&p->team, call.slot_bytes, call.nslots, half_slots(p->call), &p->sched) == 0;
+    return p->call.to_owner && p->call.two_shot &&
+           make_sched(&p->team, call.slot_bytes, call.nslots, half_slots(p->call), &p->sched, true) == 0;
 }
 
 int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, const ReduceCall &call,

@@ -4,7 +4,8 @@
  * The message is `nslots` slots of `slot_bytes` (allreduce: one slot; two-shot: one slice per
  * rank; reduce_scatter and allgather: one block of data per rank). Block b handles bytes
  * [b*span, (b+1)*span) of every slot, always through its own region of the data area:
- * region b = [b*region, (b+1)*region), the same for every collective on the team. So only block b
+ * region b = [b*region, (b+1)*region), the same for every collective on the team whatever its
+ * grid (the area is cut for the largest grid the team launches, layout_rows). So only block b
  * of any rank ever touches region b, and per-block barriers order everything.
  *
  * Each region has two halves. Data written before barrier number e of a block row (locally or
@@ -92,13 +93,33 @@ MCOLL_HD void spread(size_t slot_bytes, int rows, size_t *span, int *blocks) {
     if (*blocks < 1) *blocks = 1;
 }
 
+/* Slot bytes from which a zero-copy kernel, or a reduction that stores its inputs into the
+ * owners (wide_grid), takes the team's direct_blocks instead of max_blocks. On 4 H100s over
+ * NVLink 64 blocks against 32 made 128 MiB to 1 GiB calls 2 % to 8 % faster but slots of a few
+ * MiB slower (bcast and reduce of 8 MiB: twice the time), so the wider grid is kept for slots
+ * of 16 MiB and up (benchmarks/NOTES.md, 2026-11-28). */
+constexpr size_t kWideSlot = (size_t)16 << 20;
+
+/* The block rows the data area is cut into: the larger of the team's two grid limits (teams
+ * built by hand in tests may leave direct_blocks 0), so that a wide grid and a narrow one give
+ * block b the same region. */
+MCOLL_HD int layout_rows(const mcoll_dev_team *t) {
+    return block_rows(t->direct_blocks > t->max_blocks ? t->direct_blocks : t->max_blocks);
+}
+
+/* The grid of a call of `slot_bytes` slots: max_blocks, or up to direct_blocks for a wide one. */
+MCOLL_HD int grid_rows(const mcoll_dev_team *t, size_t slot_bytes, bool wide) {
+    return wide && slot_bytes >= kWideSlot ? layout_rows(t) : block_rows(t->max_blocks);
+}
+
 /* 0 on success; nonzero when the data area is too small for this team. A half holds half_slots
- * chunks (see above). */
-inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, int half_slots, Sched *s) {
-    const int rows = block_rows(t->max_blocks);
+ * chunks (see above). `wide`: the call may take the wide grid (grid_rows). */
+inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, int half_slots, Sched *s,
+                      bool wide = false) {
+    const int rows = grid_rows(t, slot_bytes, wide);
     s->slot_bytes = slot_bytes;
     s->nslots = nslots;
-    s->region = (t->data_bytes / (size_t)rows) & ~(size_t)31;
+    s->region = (t->data_bytes / (size_t)layout_rows(t)) & ~(size_t)31;
     s->half = s->region / 2;
     const size_t capacity = (s->half / (size_t)half_slots) & ~(size_t)15;
     if (capacity == 0) return 1;
@@ -107,21 +128,12 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     return 0;
 }
 
-/* Slot bytes from which a zero-copy kernel takes the team's direct_blocks instead of max_blocks.
- * On 4 H100s over NVLink 64 blocks against 32 made 128 MiB to 1 GiB calls 2 % to 8 % faster but
- * slots of a few MiB slower (bcast and reduce of 8 MiB: twice the time), so the wider grid is
- * kept for slots of 16 MiB and up (benchmarks/NOTES.md, 2026-11-28). */
-constexpr size_t kWideSlot = (size_t)16 << 20;
-
-/* The zero-copy kernels use no data area, so their blocks are not tied to its regions: large
- * slots take up to the team's direct_blocks (teams built by hand in tests may leave it 0). */
+/* The zero-copy kernels use no data area: large slots take the wide grid. */
 inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s) {
-    int rows = t->max_blocks;
-    if (slot_bytes >= kWideSlot && t->direct_blocks > rows) rows = t->direct_blocks;
     s->slot_bytes = slot_bytes;
     s->nslots = 1;
     s->region = s->half = s->chunk = 0;
-    spread(slot_bytes, block_rows(rows), &s->span, &s->blocks);
+    spread(slot_bytes, grid_rows(t, slot_bytes, true), &s->span, &s->blocks);
 }
 
 } // namespace mcoll

@@ -374,16 +374,18 @@ static int run_case(int n, int round) {
     const int rows = 1 + (int)below(3);
     /* Chunks of 16 to 128 bytes per slot, so that a few kilobytes take many chunks. */
     const size_t chunk = 16 * (1 + below(8));
-    const size_t data_bytes = (size_t)rows * 2 * (2 * (size_t)n * chunk + 32) + below(64);
+    const int wide = rows + (int)below(2); /* the area may be cut for a wider grid */
+    const size_t data_bytes = (size_t)wide * 2 * (2 * (size_t)n * chunk + 32) + below(64);
     mcoll_dev_team team;
     memset(&team, 0, sizeof team);
     team.size = n;
     team.data_bytes = data_bytes;
     team.max_blocks = rows;
+    team.direct_blocks = wide;
     static const size_t thresholds[] = {0, 64, 1000, (size_t)1 << 30};
     team.oneshot_max = thresholds[below(4)];
     team.store_inputs = (int)below(2);
-    Model m(n, rows, data_bytes);
+    Model m(n, layout_rows(&team), data_bytes);
     int bad = 0;
 
     /* A sequence of calls with the neighbour kernel around them. */
