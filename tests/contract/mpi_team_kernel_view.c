@@ -10,6 +10,7 @@
  * Every case ends with no violation and no live object. */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include "config.h"
 #include "contract/kernel_view.h"
 #include "contract/team_common.h"
 
@@ -55,6 +56,35 @@ static void team_destroy_waits(void)
     case_end("team teardown waits for its kernels");
 }
 
+/* The team's inputs-by-stores flag under MCOLL_STORE_INPUTS=`rank0` on rank 0 and `others`
+ * elsewhere: the kernels' protocol, so every rank must hold the same value. */
+static int store_inputs_with(const char *rank0, const char *others)
+{
+    mcoll_config config = team_config(MCOLL_OFF);
+    mcoll_comm *comm = NULL;
+    int flag = -1;
+    setenv("MCOLL_STORE_INPUTS", world_rank == 0 ? rank0 : others, 1);
+    mcoll_settings_reload();
+    CHECK(mcoll_comm_create(MPI_COMM_WORLD, &config, &comm) == MCOLL_SUCCESS);
+    if (comm) {
+        flag = comm->team->dev.store_inputs;
+        CHECK(same_on_all_ranks(flag));
+        CHECK(mcoll_comm_destroy(comm) == MCOLL_SUCCESS);
+    }
+    unsetenv("MCOLL_STORE_INPUTS");
+    mcoll_settings_reload();
+    return flag;
+}
+
+static void store_inputs_agreed(void)
+{
+    case_begin();
+    CHECK(store_inputs_with("1", "1") == 1);
+    CHECK(store_inputs_with("0", "1") == 0);
+    CHECK(store_inputs_with("1", "0") == 0);
+    case_end("MCOLL_STORE_INPUTS: on only when every rank asks");
+}
+
 int main(int argc, char **argv)
 {
     int rc = team_test_start(&argc, &argv, "mpi_team_kernel_view");
@@ -64,6 +94,7 @@ int main(int argc, char **argv)
     team_cycle("kernel view: multicast team", team_config(MCOLL_ON), MCOLL_ENGINE_NVLS);
     team_cycle("kernel view: unicast team", team_config(MCOLL_OFF), MCOLL_ENGINE_UNICAST);
     team_destroy_waits();
+    store_inputs_agreed();
 
     /* Device 1's memory comes in larger granules than the others': every size and address of
      * the team must suit the largest (its cuMemCreate and every rank's cuMemMap of it). */

@@ -94,6 +94,7 @@ int main(void)
     CHECK(s->stage_chunk == 4u << 20);
     CHECK(s->max_blocks == 32);
     CHECK(s->zero_copy_blocks == 64);
+    CHECK(s->store_inputs == 1);
     CHECK(s->memory_limit == 1u << 30);
     CHECK(s->oneshot_max == 256u << 10);
     CHECK(s->min_ranks == 2);
@@ -104,6 +105,7 @@ int main(void)
     CHECK(with("MCOLL_DEBUG_SUBSYS", "pmpi,STAGE")->debug_subsys == (MCOLL_SUBSYS_PMPI | MCOLL_SUBSYS_STAGE));
     CHECK(strcmp(with("MCOLL_DEBUG_FILE", "/nonexistent/mcoll.%h.%p")->debug_file, "/nonexistent/mcoll.%h.%p") == 0);
     CHECK(with("MCOLL_DISABLE", "1")->disable == 1);
+    CHECK(with("MCOLL_STORE_INPUTS", "0")->store_inputs == 0);
     CHECK(with("MCOLL_ENGINE", "staged")->engine == MCOLL_ENGINE_STAGED);
     CHECK(with("MCOLL_ENGINE", "UNICAST")->engine == MCOLL_ENGINE_UNICAST);
     CHECK(with("MCOLL_NVLS", "1")->nvls == MCOLL_ON);
