@@ -2,6 +2,7 @@
 #include "hbm.h"
 
 #include <stdlib.h>
+#include <strings.h>
 
 #include "bench_cli.h"
 
@@ -22,6 +23,16 @@ size_t mb_oneshot_max(void)
     if (!v || bench_parse_bytes(v, &bytes) != 0 || bytes > ((size_t)1 << 30))
         return MB_ONESHOT_DEFAULT;
     return bytes;
+}
+
+int mb_store_inputs(void)
+{
+    const char *v = getenv("MCOLL_STORE_INPUTS");
+    static const char *const off[] = { "0", "off", "no", "false", "disable" };
+    if (!v) return 1;
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++)
+        if (!strcasecmp(v, off[i])) return 0;
+    return 1;
 }
 
 /* Staged, through the data area (collectives/README.md):
@@ -58,15 +69,17 @@ static void staged(bench_coll c, double S, int n, int in_place, size_t oneshot_m
     }
 }
 
-/* Zero-copy (docs/memory.md): allreduce reads every sendbuf and writes every recvbuf, 2S;
+/* Zero-copy (docs/memory.md): allreduce reads every sendbuf and writes every recvbuf, 2S; with
+ * inputs by stores (collectives/pipeline.cuh) it reads its sendbuf S, its slice's parts arrive in
+ * its data area S and are read S, and the results arrive in its recvbuf S: 4S;
  * reduce reads every input once (S each) and writes root's recvbuf S: root 2S, others S;
  * bcast reads root's buffer S and writes every other S; reduce_scatter reads every sendbuf S
  * and writes S/n; allgather reads my block S/n and writes every block of my recvbuf S (in place
  * the others, S - S/n). */
-static int zero_copy(bench_coll c, double S, int n, int in_place, mb_hbm *h)
+static int zero_copy(bench_coll c, double S, int n, int in_place, int stores, mb_hbm *h)
 {
     switch (c) {
-    case BENCH_ALLREDUCE: h->root = h->other = 2 * S; return 0;
+    case BENCH_ALLREDUCE: h->root = h->other = stores ? 4 * S : 2 * S; return 0;
     case BENCH_REDUCE: h->root = 2 * S; h->other = S; return 0;
     case BENCH_BCAST: h->root = h->other = S; return 0;
     case BENCH_REDUCE_SCATTER: h->root = h->other = S + S / n; return 0;
@@ -97,22 +110,22 @@ static void ll(bench_coll c, double S, int n, mb_hbm *h)
     }
 }
 
-int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, size_t oneshot_max,
-                 size_t ll_max, mb_hbm *out)
+int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, const mb_protocol *proto,
+                 mb_hbm *out)
 {
     const double S = (double)bytes;
     if (nranks < 1 || coll == BENCH_BARRIER) /* barrier moves no data */
         return -1;
-    if (path == MB_PATH_STAGED && nranks > 1 && ll_payload(coll, S, nranks) <= (double)ll_max) {
+    if (path == MB_PATH_STAGED && nranks > 1 && ll_payload(coll, S, nranks) <= (double)proto->ll_max) {
         ll(coll, S, nranks, out);
         return 0;
     }
     if (path == MB_PATH_STAGED) {
-        staged(coll, S, nranks, in_place, oneshot_max, out);
+        staged(coll, S, nranks, in_place, proto->oneshot_max, out);
         return 0;
     }
     if (path == MB_PATH_ZERO_COPY)
-        return zero_copy(coll, S, nranks, in_place, out);
+        return zero_copy(coll, S, nranks, in_place, proto->store_inputs && nranks > 1, out);
     return -1;
 }
 

@@ -21,16 +21,27 @@ const char *mb_path_name(mb_path path); /* "staged", "zero-copy", "" */
  * when unset or not a size. */
 size_t mb_oneshot_max(void);
 
+/* MCOLL_STORE_INPUTS as mcoll reads it from this environment (1 unless it says 0, off, no). */
+int mb_store_inputs(void);
+
 typedef struct {
     double root;  /* bytes through the root's memory (every rank's, for calls without a root) */
     double other; /* bytes through a non-root rank's memory */
 } mb_hbm;
 
+/* The settings that choose the algorithms: the team's one-shot and LL limits as mcoll_comm_info
+ * reports them (ll_max 0: no LL), and whether inputs move by stores (MCOLL_STORE_INPUTS). */
+typedef struct {
+    size_t oneshot_max;
+    size_t ll_max;
+    int store_inputs;
+} mb_protocol;
+
 /* The count for one call of `coll` on `bytes` (the size as the table reports it) over `nranks`
- * ranks, the team's one-shot and LL limits as mcoll_comm_info reports them (ll_max 0: no LL);
- * -1 when there is none (path unknown, a zero-copy path mcoll does not have, barrier). */
-int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, size_t oneshot_max,
-                 size_t ll_max, mb_hbm *out);
+ * ranks under `proto`; -1 when there is none (path unknown, a zero-copy path mcoll does not have,
+ * barrier). */
+int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in_place, const mb_protocol *proto,
+                 mb_hbm *out);
 
 /* Bytes through one GPU's memory: the busiest rank's where every rank has its own GPU
  * (ngpus = nranks), all ranks' bytes over the GPUs where ranks share them. */

@@ -402,9 +402,10 @@ static int hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_
                      double *gpu)
 {
     mb_hbm h;
-    size_t ll_max;
-    const size_t osm = oneshot_max(ctx, &ll_max);
-    if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, osm, ll_max, &h) != 0)
+    mb_protocol proto;
+    proto.oneshot_max = oneshot_max(ctx, &proto.ll_max);
+    proto.store_inputs = mb_store_inputs();
+    if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, &proto, &h) != 0)
         return 0;
     *rank = mb_hbm_per_gpu(&h, ctx->nranks, ctx->nranks);
     *gpu = mb_hbm_per_gpu(&h, ctx->nranks, ctx->ngpus);

@@ -14,12 +14,20 @@
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(b) + 1); }
 
 /* The busiest rank's bytes, in units of S. */
-static double busiest_ll(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm, size_t llm)
+static double busiest_as(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm, size_t llm,
+                         int stores)
 {
     mb_hbm h;
-    if (mb_hbm_count(c, path, S, n, in_place, osm, llm, &h) != 0)
+    const mb_protocol proto = { osm, llm, stores };
+    if (mb_hbm_count(c, path, S, n, in_place, &proto, &h) != 0)
         return -1;
     return (h.root > h.other ? h.root : h.other) / (double)S;
+}
+
+/* The loads' counts (MCOLL_STORE_INPUTS=0). */
+static double busiest_ll(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm, size_t llm)
+{
+    return busiest_as(c, path, S, n, in_place, osm, llm, 0);
 }
 
 static double busiest(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm)
@@ -35,6 +43,9 @@ int main(void)
     CHECK(near(busiest(BENCH_ALLREDUCE, MB_PATH_STAGED, 256 * K, 4, 0, osm), 7)); /* one-shot (n + 3) */
     CHECK(near(busiest(BENCH_ALLREDUCE, MB_PATH_STAGED, 256 * K + 4, 4, 0, osm), 6)); /* two-shot */
     CHECK(near(busiest(BENCH_ALLREDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm), 2));
+    CHECK(near(busiest_as(BENCH_ALLREDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm, 0, 1), 4)); /* by stores */
+    CHECK(near(busiest_as(BENCH_ALLREDUCE, MB_PATH_STAGED, M, 4, 0, osm, 0, 1), 6));
+    CHECK(near(busiest_as(BENCH_REDUCE_SCATTER, MB_PATH_ZERO_COPY, M, 4, 0, osm, 0, 1), 1.25)); /* loads */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, 64 * K, 4, 0, osm), 4));      /* root, one-shot */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm), 6));           /* root, two-shot */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm), 2));        /* root */
@@ -66,10 +77,11 @@ int main(void)
     for (int c = 0; c < BENCH_BARRIER; c++)
         for (int n = 2; n <= 8; n++)
             for (size_t S = 1024; S <= ((size_t)1 << 30); S *= 4)
-                for (int ip = 0; ip < 2; ip++) {
+                for (int ip = 0; ip < 4; ip++) {
                     mb_hbm z, s;
-                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_ZERO_COPY, S, n, ip, osm, 0, &z) == 0);
-                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_STAGED, S, n, ip, osm, 0, &s) == 0);
+                    const mb_protocol proto = { osm, 0, ip / 2 }; /* loads, then stores */
+                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_ZERO_COPY, S, n, ip % 2, &proto, &z) == 0);
+                    CHECK(mb_hbm_count((bench_coll)c, MB_PATH_STAGED, S, n, ip % 2, &proto, &s) == 0);
                     CHECK(mb_hbm_per_gpu(&z, n, n) < mb_hbm_per_gpu(&s, n, n));
                     CHECK(mb_hbm_per_gpu(&z, n, 1) < mb_hbm_per_gpu(&s, n, 1));
                 }
@@ -77,7 +89,8 @@ int main(void)
     /* Per GPU: the busiest rank alone on its GPU, every rank's bytes on a shared one. */
     {
         mb_hbm h;
-        CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm, 0, &h) == 0);
+        const mb_protocol proto = { osm, 0, 1 };
+        CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, &proto, &h) == 0);
         CHECK(near(mb_hbm_per_gpu(&h, 4, 4), 6.0 * M));
         CHECK(near(mb_hbm_per_gpu(&h, 4, 1), (6.0 + 3 * 3.0) * M));
         CHECK(near(mb_hbm_per_gpu(&h, 4, 2), (6.0 + 3 * 3.0) * M / 2));
@@ -99,6 +112,24 @@ int main(void)
         }
         unsetenv("MCOLL_ONESHOT_MAX");
         CHECK(mb_oneshot_max() == MB_ONESHOT_DEFAULT);
+    }
+
+    /* MCOLL_STORE_INPUTS likewise (a value mcoll refuses keeps its default, on). */
+    {
+        static const char *const values[] = { NULL, "0", "1", "off", "ON", "no", "yes", "junk" };
+        for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+            if (values[i])
+                setenv("MCOLL_STORE_INPUTS", values[i], 1);
+            else
+                unsetenv("MCOLL_STORE_INPUTS");
+            mcoll_settings_reload();
+            if (mb_store_inputs() != mcoll_settings_get()->store_inputs)
+                fprintf(stderr, "MCOLL_STORE_INPUTS=%s: mcoll-bench reads %d, mcoll %d\n",
+                        values[i] ? values[i] : "(unset)", mb_store_inputs(), mcoll_settings_get()->store_inputs);
+            CHECK(mb_store_inputs() == mcoll_settings_get()->store_inputs);
+        }
+        unsetenv("MCOLL_STORE_INPUTS");
+        mcoll_settings_reload();
     }
     return unit_exit("test_bench_hbm");
 }
