@@ -69,26 +69,13 @@ MCOLL_HD bool receives(const ReduceCall &c, int rank) {
 /* This rank runs the reduction: two-shot, when it owns a slot (reduce's root owns none). */
 MCOLL_HD bool reduces(const ReduceCall &c, int rank) { return c.two_shot ? c.red_slot >= 0 : receives(c, rank); }
 
-/* Input positions of a half: a slot each, or with to_owner a rank each (choose_to_owner). */
-MCOLL_HD int input_slots(const ReduceCall &c) { return c.to_owner ? c.inputs : c.nslots; }
-
-/* Slots a half holds: inputs, and for two-shot a result per slot after them (none where the
+/* Slots a half holds: inputs, and for two-shot as many results after them (none where the
  * results go straight to the recvbufs). */
-MCOLL_HD int half_slots(const ReduceCall &c) {
-    return input_slots(c) + (c.two_shot && !c.results_to_recv ? c.nslots : 0);
-}
-
-/* The reduction's schedule (make_sched) with its halves laid out for `c`; `wide` as make_sched's,
- * for the calls that store their inputs. 0 on success. */
-inline int make_reduce_sched(const mcoll_dev_team *t, const ReduceCall &c, Sched *s) {
-    if (make_sched(t, c.slot_bytes, c.nslots, half_slots(c), s, c.to_owner != 0) != 0) return 1;
-    s->inputs = input_slots(c);
-    return 0;
-}
+MCOLL_HD int half_slots(const ReduceCall &c) { return c.two_shot && !c.results_to_recv ? 2 * c.nslots : c.nslots; }
 
 /* Offsets of slot q inside a half: inputs first, results after them. */
 MCOLL_HD size_t input_at(const Sched &s, int q) { return (size_t)q * s.chunk; }
-MCOLL_HD size_t result_at(const Sched &s, int q) { return (size_t)(s.inputs + q) * s.chunk; }
+MCOLL_HD size_t result_at(const Sched &s, int q) { return (size_t)(s.nslots + q) * s.chunk; }
 
 /* Block b's share of every slot, its chunks and phases, and the jobs this rank runs. */
 struct Plan {

@@ -115,11 +115,10 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
         switch (job_of(st, &crew)) {
         case kJobIn:
             for (int k = 0; k < s.nslots; k++) {
-                /* to_owner: into this rank's position at the slot's owner, the slots in turn from
-                 * this rank's neighbour, so that the ranks' stores spread over the ports. */
+                /* to_owner: into owner q's position of this rank, the owners in turn from this
+                 * rank's neighbour, so that the ranks' stores spread over the ports. */
                 const int q = c.to_owner ? (t.rank + 1 + k) % s.nslots : k;
-                char *to = c.to_owner ? (char *)t.peer_data[owner_of(c, q, t.size)] + in_to(st, s, t.rank)
-                                      : own + in_to(st, s, q);
+                char *to = c.to_owner ? (char *)t.peer_data[q] + in_to(st, s, t.rank) : own + in_to(st, s, q);
                 copy_in(to, (const char *)c.send + q * c.slot_bytes + st.off[kJobIn],
                         slot_part(c, q, st.off[kJobIn], st.len[kJobIn]), crew);
             }

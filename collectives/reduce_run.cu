@@ -36,7 +36,8 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     const Layer layer = call.scan ? Layer::Unicast : pick_layer(team, access);
     if (layer == Layer::Unicast) choose_to_owner(team, &p.call);
     else p.call.to_owner = 0;
-    if (make_reduce_sched(team, p.call, &p.sched) != 0) return MCOLL_LAUNCH_UNSUPPORTED;
+    if (make_sched(team, call.slot_bytes, call.nslots, half_slots(p.call), &p.sched, p.call.to_owner) != 0)
+        return MCOLL_LAUNCH_UNSUPPORTED;
     /* The emulation starts combining at another rank with every call. */
     if (layer == Layer::MultimemEmulated) p.team.mc_turn = emulated_turn++;
     return dispatch(p, dtype, op, layer, stream);
@@ -59,7 +60,8 @@ static int to_owner_params(const mcoll_dev_team *send, const mcoll_dev_team *rec
     p->call.recv = recv->peer_data[recv->rank];
     choose_to_owner(&p->team, &p->call);
     p->call.results_to_recv = p->call.to_owner && p->call.two_shot;
-    return p->call.to_owner && p->call.two_shot && make_reduce_sched(&p->team, p->call, &p->sched) == 0;
+    return p->call.to_owner && p->call.two_shot &&
+           make_sched(&p->team, call.slot_bytes, call.nslots, half_slots(p->call), &p->sched, true) == 0;
 }
 
 int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, const ReduceCall &call,

@@ -32,10 +32,10 @@ namespace mcoll {
  * then a barrier. Direct with root >= 0 (reduce): each slot is reduced by its owner (root_owner)
  * into root's recvbuf alone; root_says is root's word for the others (kRootInPlace,
  * kRootInWindow, and recvbuf's offset in the inputs' window shifted left by 2).
- * to_owner != 0 (unicast layer; two-shot allreduce and reduce, reduce_scatter; choose_to_owner):
- * the inputs move by stores, not loads: each rank stores its part of slot q into input position
- * `rank` of the slot's owner's data area (owner_of), and the owner reduces its slot from its own
- * memory, so every input byte crosses NVLink as a write (pipeline.cuh).
+ * to_owner != 0 (unicast layer; allreduce two-shot and reduce_scatter, choose_to_owner): the
+ * inputs move by stores, not loads: each rank stores its part of slot q into input position
+ * `rank` of owner q's data area, and the owner reduces its slot from its own memory, so every
+ * byte crosses NVLink as a write (pipeline.cuh).
  * results_to_recv != 0 (with to_owner and two_shot; the zero-copy allreduce): the owner stores
  * the reduced slot straight into every rank's recvbuf (ReduceParams::recv_view) instead of every
  * rank's results, and nobody copies out. */
@@ -52,7 +52,6 @@ struct ReduceCall {
     int scan;
     int direct;
     int to_owner;
-    int inputs; /* input positions of a half: nslots, or the team size with to_owner */
     int results_to_recv;
     uint64_t root_says;
 };
@@ -105,7 +104,6 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.scan = 0;
     c.direct = 0;
     c.to_owner = 0;
-    c.inputs = 0; /* set with to_owner (choose_to_owner) */
     c.results_to_recv = 0;
     c.root_says = 0;
     if (bytes <= t->oneshot_max || t->size == 1) {
@@ -141,25 +139,18 @@ inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send,
     c.scan = 0;
     c.direct = 0;
     c.to_owner = 0;
-    c.inputs = 0; /* set with to_owner (choose_to_owner) */
     c.results_to_recv = 0;
     c.root_says = 0;
     return c;
 }
 
-/* The rank that reduces slot q of a call: rank q, or for reduce the non-root rank
- * (root + 1 + q) % size (reduce_call). */
-MCOLL_HD int owner_of(const ReduceCall &c, int q, int size) { return c.root < 0 ? q : (c.root + 1 + q) % size; }
-
 /* Inputs by stores (ReduceCall::to_owner) where the team agreed to it (MCOLL_STORE_INPUTS) and
- * every slot has one owner that reduces it from all ranks: two-shot allreduce (slot r, rank r),
- * reduce_scatter (the same) and two-shot reduce (owner_of). The caller runs it on the unicast
- * layer only (multimem.ld_reduce reduces in the switch). */
+ * the call has one slot per rank, owned by the rank of its index: two-shot allreduce and
+ * reduce_scatter. The caller runs it on the unicast layer only (multimem.ld_reduce reduces in
+ * the switch). */
 MCOLL_HD void choose_to_owner(const mcoll_dev_team *t, ReduceCall *c) {
-    const bool sliced = c->root < 0 ? c->nslots == t->size && c->red_slot == t->rank
-                                    : c->two_shot && c->nslots == t->size - 1;
-    c->to_owner = t->store_inputs && !c->scan && !c->direct && sliced;
-    c->inputs = c->to_owner ? t->size : c->nslots;
+    c->to_owner = t->store_inputs && !c->scan && !c->direct && c->root < 0 && c->nslots == t->size &&
+                  c->red_slot == t->rank;
 }
 
 /* Validates dtype and op, picks the access layer and launches. */

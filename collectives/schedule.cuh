@@ -53,8 +53,6 @@ struct Sched {
     size_t region;     /* data-area bytes owned by one block row */
     size_t half;       /* region / 2 */
     int nslots;
-    int inputs;        /* input positions a half holds before the results: nslots, or one per
-                          rank where the inputs are stored into their owners (pipeline.cuh) */
     int blocks;
 };
 
@@ -121,7 +119,6 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     const int rows = grid_rows(t, slot_bytes, wide);
     s->slot_bytes = slot_bytes;
     s->nslots = nslots;
-    s->inputs = nslots;
     s->region = (t->data_bytes / (size_t)layout_rows(t)) & ~(size_t)31;
     s->half = s->region / 2;
     const size_t capacity = (s->half / (size_t)half_slots) & ~(size_t)15;
@@ -134,7 +131,7 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
 /* The zero-copy kernels use no data area: large slots take the wide grid. */
 inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s) {
     s->slot_bytes = slot_bytes;
-    s->nslots = s->inputs = 1;
+    s->nslots = 1;
     s->region = s->half = s->chunk = 0;
     spread(slot_bytes, grid_rows(t, slot_bytes, true), &s->span, &s->blocks);
 }

@@ -38,28 +38,21 @@ int mb_store_inputs(void)
 /* Staged, through the data area (collectives/README.md):
  *   allreduce  one-shot (n + 3) S: copy in 2S, every rank reads my inputs nS, recvbuf S;
  *              two-shot 6S: copy in 2S, my inputs read S, results written S, copy out 2S;
- *   reduce     one-shot: root 4S, others 3S; two-shot: root 6S, others 3S; two-shot with inputs by
- *              stores: root 4S (input read S, results received S, copied out 2S), the slices' owners
- *              S + 2nS/(n - 1) (input read S, every rank's part of its slice received and read);
+ *   reduce     one-shot: root 4S, others 3S; two-shot: root 6S, others 3S;
  *   bcast      root reads S; others: their data area written S, copy out 2S (3S); scattered
  *              (above oneshot_max on 3 or more ranks) also their slice in and out 2S / (n - 1);
  *   reduce_scatter  copy in 2S, inputs read S, recvbuf S/n;
  *   allgather  my block read S/n, every block written into my data area S, the others' copied
  *              out 2S (n - 1) / n, my own copied 2S/n out of place: (3 + 1/n) S, in place
  *              (3 - 1/n) S. */
-static void staged(bench_coll c, double S, int n, int in_place, const mb_protocol *proto, mb_hbm *h)
+static void staged(bench_coll c, double S, int n, int in_place, size_t oneshot_max, mb_hbm *h)
 {
-    const int small = S <= (double)proto->oneshot_max || n == 1;
+    const int small = S <= (double)oneshot_max || n == 1;
     switch (c) {
     case BENCH_ALLREDUCE:
         h->root = h->other = small ? (n + 3) * S : 6 * S;
         break;
     case BENCH_REDUCE:
-        if (!small && proto->store_inputs) {
-            h->root = 4 * S;
-            h->other = S + 2 * S * n / (n - 1);
-            break;
-        }
         h->root = small ? 4 * S : 6 * S;
         h->other = 3 * S;
         break;
@@ -128,7 +121,7 @@ int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in
         return 0;
     }
     if (path == MB_PATH_STAGED) {
-        staged(coll, S, nranks, in_place, proto, out);
+        staged(coll, S, nranks, in_place, proto->oneshot_max, out);
         return 0;
     }
     if (path == MB_PATH_ZERO_COPY)

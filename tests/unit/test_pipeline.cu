@@ -247,7 +247,7 @@ static void run_jobs(Model &m, Call &k, const Sched &s, const Plan &p, size_t ph
                 const unsigned char *src = (const unsigned char *)c.send + q * c.slot_bytes + off;
                 m.user(*k.sbuf[r], src, bytes, false, b, who, r);
                 /* to_owner: into owner q's position r; else into this rank's position q. */
-                const int dest = c.to_owner ? owner_of(c, q, m.n) : r;
+                const int dest = c.to_owner ? q : r;
                 const size_t to = in_to(st, s, c.to_owner ? r : q);
                 for (size_t i = 0; i < bytes; i += 16) { /* whole packs, zeros after the data */
                     memset(pack, 0, 16);
@@ -317,7 +317,7 @@ static void run_call(Model &m, Call &k, mcoll_dev_team &team, bool reverse, size
     std::vector<Sched> s(n);
     for (int r = 0; r < n; r++) {
         team.rank = r;
-        if (make_reduce_sched(&team, k.c[r], &s[r]) != 0) {
+        if (make_sched(&team, k.c[r].slot_bytes, k.c[r].nslots, half_slots(k.c[r]), &s[r]) != 0) {
             m.fail("no schedule", r, 0);
             return;
         }
@@ -478,13 +478,7 @@ static int check_bytes(void) {
                     /* Zero-copy by stores: its input read, every rank's part of its slice
                      * received and read, every slice's result received into recvbuf. */
                     case ALLREDUCE: want = mode == 2 ? 4 * S : shot ? 6 * S : (n + 3) * S; break;
-                    /* Reduce by stores, two-shot: root reads its input S, receives the results S
-                     * and copies them out 2S; an owner reads its input S and receives and reads
-                     * every rank's part of its slice, n S / (n - 1) each way. */
-                    case REDUCE:
-                        if (mode == 1 && shot) want = root ? 4 * S : S + 2 * S * n / (n - 1);
-                        else want = shot ? (root ? 6 * S : 3 * S) : (root ? 4 * S : 3 * S);
-                        break;
+                    case REDUCE: want = shot ? (root ? 6 * S : 3 * S) : (root ? 4 * S : 3 * S); break;
                     default: want = 3 * S + S / n; break; /* reduce_scatter: the same either way */
                     }
                     if (m.hbm[r] != want) {
