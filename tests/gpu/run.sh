@@ -37,9 +37,9 @@
 #              LL size maps the peers' ordinary device buffers for the call and runs zero-copy
 #              (the whole matrix, against host results, and the free-and-reallocate case); must
 #              pass, log that calls were mapped, and log no failed mapping
-#   stores     MCOLL_STORE_INPUTS=1 at each NP: gpu_native, gpu_memory and gpu_mpi (rows stores-native,
-#              stores-memory, stores-mpi): allreduce and reduce-scatter inputs sent by stores to
-#              the slices' owners (staged, zero-copy, and through MPI)
+#   loads      MCOLL_STORE_INPUTS=0 at each NP: gpu_native, gpu_memory and gpu_mpi (rows loads-native,
+#              loads-memory, loads-mpi): allreduce and reduce-scatter with the slices' owners
+#              loading the inputs (by default every rank stores them into the owners)
 #   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
 #              calls in the resident kernel, interleaved with launched ones; with
@@ -124,8 +124,8 @@
 # own git history says.
 set -u
 
-ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation autoreg stores ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
-GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation autoreg stores ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors native stream mpi nonblocking errors memory split emulation autoreg loads ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+GPU_STEPS="nomps floors native stream mpi nonblocking errors memory split emulation autoreg loads ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
 RACECHECK_NATIVE="native/allreduce/float/sum,native/reduce/float/sum,native/bcast/float,native/reduce_scatter/float/sum,native/allgather/float"
@@ -245,12 +245,21 @@ tree_id() {
     rm -rf "$dir"
 }
 TREE_ID=$(tree_id)
+# The copy's git HEAD, named only where its tree is the tree that runs (a copy's history may be
+# older than its files).
+head_commit() {
+    local head tree
+    head=$(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null) || { echo "no git"; return; }
+    tree=$(git -C "$SRCDIR" rev-parse --short=12 "HEAD^{tree}" 2>/dev/null)
+    if [ -n "$TREE_ID" ] && [ "$tree" != "$TREE_ID" ]; then echo "not git HEAD $head"; else echo "$head"; fi
+}
+HEAD_COMMIT=$(head_commit)
 
 # --- the machine ----------------------------------------------------------------------------
 {
     echo "date:      $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "host:      $(hostname 2>/dev/null)"
-    echo "source:    $SRCDIR ($(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null || echo 'no git'); commit ${MCOLL_COMMIT:-as git says}; tree ${TREE_ID:-unknown})"
+    echo "source:    $SRCDIR ($HEAD_COMMIT; commit ${MCOLL_COMMIT:-as git says}; tree ${TREE_ID:-unknown})"
     echo "steps:     $STEPS; NP: $NPS; MPS: $MPS_MODE; program args: ${PROG_ARGS[*]:-none}"
     echo "env:       NCCL_NVLS_ENABLE=$NCCL_NVLS_ENABLE MCOLL_DEBUG=$MCOLL_DEBUG MCOLL_NVLS=${MCOLL_NVLS-unset}" \
          "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-unset} CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY-unset}"
@@ -634,10 +643,10 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors memory split emulation autoreg stores ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking errors memory split emulation autoreg loads ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|memory|emulation|autoreg|stores|ll|soak) nps=$NPS ;;
+            native|stream|mpi|errors|memory|emulation|autoreg|loads|ll|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             hier) nps=4 ;;
             bench) nps=$largest ;;
@@ -695,11 +704,11 @@ if selected autoreg; then
         MCOLL_ZERO_COPY_MIN=1 MCOLL_DEBUG=INFO gpu_step autoreg "$np" "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
 fi
-# Two-shot allreduce and reduce-scatter with the inputs stored into the owners' memory.
-if selected stores; then
+# Two-shot allreduce and reduce-scatter with the owners loading the inputs (not the default).
+if selected loads; then
     for np in $NPS; do
         for prog in native memory mpi; do
-            MCOLL_STORE_INPUTS=1 gpu_step stores-$prog "$np" "$BUILD/tests/gpu/gpu_$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+            MCOLL_STORE_INPUTS=0 gpu_step loads-$prog "$np" "$BUILD/tests/gpu/gpu_$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
         done
     done
 fi
@@ -985,7 +994,7 @@ failed=0
 {
     echo "GPUs:  $NGPUS${GPU_MODEL:+ ($GPU_MODEL)}; driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
     echo "MPS:   $MPS_LINE"
-    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; ${MCOLL_COMMIT:-$(git -C "$SRCDIR" rev-parse --short HEAD 2>/dev/null)}; tree ${TREE_ID:-unknown}"
+    echo "run:   steps $STEPS; NP $NPS; program args ${PROG_ARGS[*]:-none}; ${MCOLL_COMMIT:-$HEAD_COMMIT}; tree ${TREE_ID:-unknown}"
     printf '%-10s %-10s %-11s %-6s %7s  %s\n' step ranks/GPUs MPS result seconds "key figure"
     for i in "${!R_STEP[@]}"; do
         printf '%-10s %-10s %-11s %-6s %7s  %s\n' "${R_STEP[$i]}" "${R_RG[$i]}" "${R_MPS[$i]}" "${R_RES[$i]}" \
