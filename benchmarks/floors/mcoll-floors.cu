@@ -34,6 +34,11 @@
  *                 until every word has the new one
  *   slot warp     as slot echo, but six lanes of one warp load 16 bytes each in one instruction
  *                 (one coalesced request) and agree by a warp vote
+ *   barrier xB    one block barrier as the collective kernels run it (collectives/barrier.cuh:
+ *                 __syncthreads, 4 threads each add 1 at system scope with release semantics and
+ *                 poll with acquire loads until it lands, __syncthreads), with no peers, by every
+ *                 block of a grid of B blocks of 512 threads, one per multiprocessor (B = 1, 32,
+ *                 64); GPU clock per barrier. What a grid's barriers cost by its size alone
  *
  * Each row: the median and the least of R repetitions of N calls, in microseconds per call.
  * Usage: mcoll-floors [-n N] [-r R] [-h]. Exit 0, 2 on bad usage, 77 without a GPU. */
@@ -46,6 +51,7 @@
 #include <unistd.h>
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include "ptx.cuh"
 
 #define CHECK(call)                                                                              \
     do {                                                                                         \
@@ -57,6 +63,24 @@
     } while (0)
 
 __global__ void empty_kernel() {}
+
+/* `rounds` block barriers of the collective kernels' shape (see barrier xB above): threads
+ * 0..kBarrierPeers-1 of each block each own a counter, as they own a peer in a team of that size. */
+constexpr int kBarrierPeers = 4;
+__global__ void __launch_bounds__(512, 1) barrier_kernel(uint64_t *counters, int rounds)
+{
+    uint64_t *c = counters + ((size_t)blockIdx.x * kBarrierPeers + threadIdx.x) * 16; /* a line each */
+    const uint64_t start = threadIdx.x < kBarrierPeers ? mcoll::ld_acquire_sys_u64(c) : 0;
+    for (int i = 1; i <= rounds; i++) {
+        __syncthreads();
+        if (threadIdx.x < kBarrierPeers) {
+            mcoll::red_release_sys_add_u64(c, 1);
+            while (mcoll::ld_acquire_sys_u64(c) < start + (uint64_t)i) {
+            }
+        }
+        __syncthreads();
+    }
+}
 
 __global__ void flag_kernel(volatile unsigned long long *flag, unsigned long long value)
 {
@@ -260,6 +284,22 @@ static double time_echo_any(cudaStream_t s, int n, echo_kind k, volatile unsigne
     return t;
 }
 
+/* Microseconds per barrier of a grid of `blocks` blocks running `rounds` of them, GPU clock.
+ * `shared`: dynamic shared memory that leaves room for one block per multiprocessor, as the
+ * collective kernels' registers do. */
+static double time_barriers(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int blocks, int rounds, uint64_t *counters,
+                            size_t shared)
+{
+    float ms = 0;
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaEventRecord(a, s));
+    barrier_kernel<<<blocks, 512, shared, s>>>(counters, rounds);
+    CHECK(cudaEventRecord(b, s));
+    CHECK(cudaEventSynchronize(b));
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    return ms * 1e3 / rounds;
+}
+
 enum query_kind { QUERY_POINTER, QUERY_STREAM, QUERY_LEGACY, QUERY_LEGACY_EVENT };
 
 /* Host microseconds per driver query. */
@@ -346,10 +386,18 @@ int main(int argc, char **argv)
                   {"launch+flag", {}}, {"launch+write", {}}, {"host launch", {}}, {"host event", {}},
                   {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}, {"ring echo", {}},
                   {"pointer attr", {}}, {"stream query", {}}, {"legacy query", {}}, {"legacy event", {}},
-                  {"echo+read", {}}, {"slot echo", {}}, {"slot warp", {}}};
+                  {"echo+read", {}}, {"slot echo", {}}, {"slot warp", {}}, {"barrier x1", {}},
+                  {"barrier x32", {}}, {"barrier x64", {}}};
     unsigned long long *hwords, *dwords;
     CHECK(cudaHostAlloc((void **)&hwords, (2 + kSlotWords) * sizeof *hwords, cudaHostAllocMapped));
     CHECK(cudaHostGetDevicePointer((void **)&dwords, hwords, 0));
+    uint64_t *counters;
+    const size_t counter_bytes = (size_t)64 * kBarrierPeers * 16 * sizeof *counters;
+    CHECK(cudaMalloc((void **)&counters, counter_bytes));
+    CHECK(cudaMemset(counters, 0, counter_bytes));
+    size_t shared = prop.sharedMemPerMultiprocessor / 2 + 1024;
+    if (shared > prop.sharedMemPerBlockOptin) shared = prop.sharedMemPerBlockOptin;
+    CHECK(cudaFuncSetAttribute(barrier_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
     const int nrows = sizeof rows / sizeof rows[0];
     cudaEvent_t marker;
     CHECK(cudaEventCreateWithFlags(&marker, cudaEventDisableTiming));
@@ -373,7 +421,10 @@ int main(int argc, char **argv)
                        time_queries(s, n, QUERY_LEGACY_EVENT, dbuf, (CUevent)marker),
                        time_echo_any(s, n, ECHO_READ, hwords, dwords),
                        time_echo_any(s, n, ECHO_SLOT, hwords, dwords),
-                       time_echo_any(s, n, ECHO_SLOT_WARP, hwords, dwords)};
+                       time_echo_any(s, n, ECHO_SLOT_WARP, hwords, dwords),
+                       time_barriers(s, a, b, 1, n, counters, shared),
+                       time_barriers(s, a, b, 32, n, counters, shared),
+                       time_barriers(s, a, b, 64, n, counters, shared)};
         if (r >= 0)
             for (int k = 0; k < nrows; k++)
                 rows[k].per_call.push_back(t[k]);
@@ -391,5 +442,6 @@ int main(int argc, char **argv)
     CHECK(cudaFreeHost(hwords));
     CHECK(cudaFreeHost(hbuf));
     CHECK(cudaFree(dbuf));
+    CHECK(cudaFree(counters));
     return 0;
 }

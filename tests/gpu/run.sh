@@ -14,7 +14,8 @@
 #              MCOLL_DEBUG=INFO: must pass and log the library's "... share GPU ... without MPS"
 #              line (ranks sharing a GPU without MPS take the staged path)
 #   floors     build/bin/mcoll-floors: the GPU's latency floors (empty launch, graph, launch +
-#              sync/query/mapped-flag wait, 8-byte copies), one process, before the MPS daemon
+#              sync/query/mapped-flag wait, 8-byte copies, a block barrier by grid size), one
+#              process, before the MPS daemon
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
@@ -328,7 +329,8 @@ key_of() { # step log
             else echo "${arch:-default targets}; $(find "$BUILD/tests/gpu" -maxdepth 1 -name 'gpu_*' -type f 2>/dev/null | wc -l) GPU test programs"; fi ;;
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
         floors) awk '/^launch / { l = $2 } /^graph / { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
-                     END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s", l, g, s, f }' "$2" ;;
+                     /^barrier x32 / { b32 = $3 } /^barrier x64 / { b64 = $3 }
+                     END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s; barrier of 32 / 64 blocks %s / %s", l, g, s, f, b32, b64 }' "$2" ;;
         overlap|overlap-async) # rows (-f -c): size overall compute init test wait pure min max overlap validation
             awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
                  /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $10 < min) min = $10; if ($11 == "Fail") bad++ }
