@@ -233,6 +233,11 @@ inline Layer pick_layer(const mcoll_dev_team *t, mcoll_access access) {
     return t->mc_stride ? Layer::MultimemEmulated : Layer::Multimem;
 }
 
+/* Whether a reduction's inputs should move by stores into their owners (ReduceCall::to_owner):
+ * on the unicast layer the owner would load every peer's part over NVLink; on the multimem layer
+ * one ld_reduce per pack reduces them in the switch, which stores cannot beat. */
+inline bool stores_inputs_pay(Layer layer) { return layer == Layer::Unicast; }
+
 /* launch(layer) with the layer's type; kernels without a multimem form (HasMultimem false)
  * are instantiated on the unicast layer only. */
 template <bool HasMultimem, class F> int on_layer(Layer layer, F &&launch) {

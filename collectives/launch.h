@@ -83,8 +83,9 @@ typedef struct mcoll_dev_team {
     uint64_t *epochs;                          /* local device memory: [MCOLL_MAX_BLOCKS] epochs */
     int num_sms;                               /* multiprocessors of this GPU */
     int max_blocks;                            /* grid limit chosen by the host (<= MCOLL_MAX_BLOCKS) */
-    int direct_blocks;                         /* the zero-copy kernels' grid limit (<= MCOLL_MAX_BLOCKS;
-                                                  0: max_blocks) */
+    int direct_blocks;                         /* the wide grid's limit (zero-copy kernels, reductions
+                                                  by stores; <= MCOLL_MAX_BLOCKS; 0: max_blocks); the
+                                                  data area is cut for the larger of the two */
     int store_inputs;                          /* agreed MCOLL_STORE_INPUTS: two-shot allreduce and
                                                   reduce_scatter store each slot's inputs into its
                                                   owner's data area (collectives/pipeline.cuh) */

@@ -81,14 +81,12 @@ __device__ __forceinline__ void reduce_job(const ReduceParams &p, const Step &st
             else if (root_area) st_global_v4(root_area + dst + (size_t)i * 16, v);
             else A::st(t, dst + (size_t)i * 16, v);
         };
-        if constexpr (!A::kMultimem) {
-            if (c.to_owner) { /* every rank's part is in this rank's memory */
-                const char *own = (const char *)t.peer_data[t.rank];
-                Unicast::reduce_walk<K>(
-                    t, crew, packs_of(n),
-                    [&](int q, unsigned i) { return ld_global_v4(own + red_from(st, s, q) + (size_t)i * 16); }, store);
-                return;
-            }
+        if (c.to_owner) { /* every rank's part is in this rank's memory: plain local loads */
+            const char *own = (const char *)t.peer_data[t.rank];
+            Unicast::reduce_walk<K>(
+                t, crew, packs_of(n),
+                [&](int q, unsigned i) { return ld_global_v4(own + red_from(st, s, q) + (size_t)i * 16); }, store);
+            return;
         }
         A::template ld_reduce_walk<K>(t, crew, packs_of(n), src, store);
     }

@@ -34,8 +34,7 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     p.call.results_to_recv = 0;
     /* multimem.ld_reduce combines every rank: a prefix has no multimem form. */
     const Layer layer = call.scan ? Layer::Unicast : pick_layer(team, access);
-    if (layer == Layer::Unicast) choose_to_owner(team, &p.call);
-    else p.call.to_owner = 0;
+    p.call.to_owner = stores_inputs_pay(layer) && inputs_by_stores(team, p.call);
     if (make_sched(team, call.slot_bytes, call.nslots, half_slots(p.call), &p.sched, p.call.to_owner) != 0)
         return MCOLL_LAUNCH_UNSUPPORTED;
     /* The emulation starts combining at another rank with every call. */
@@ -44,13 +43,14 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
 }
 
 /* A zero-copy allreduce by stores: the staged kernel's loop on the team's data area, this rank's
- * sendbuf read where it lies and the results stored into every recvbuf. (The zero-copy
- * reduce_scatter keeps its loads: on 4 H100s they were as fast from 128 MiB and faster at 32 MiB,
- * benchmarks/NOTES.md.) The
- * views keep the team's signal pads, and each rank's data area starts MCOLL_DATA_OFFSET after its
- * pad (launch.h), which gives back the team. 0 when the data area cannot hold the schedule. */
+ * sendbuf read where it lies and the results stored into every recvbuf. Reduce and
+ * reduce_scatter keep their loads (on 4 H100s the zero-copy reduce_scatter's were as fast from
+ * 128 MiB and faster at 32 MiB; benchmarks/NOTES.md). The views keep the team's signal pads, and
+ * each rank's data area starts MCOLL_DATA_OFFSET after its pad (launch.h), which gives back the
+ * team. 0 when the call keeps its loads or the data area cannot hold the schedule. */
 static int to_owner_params(const mcoll_dev_team *send, const mcoll_dev_team *recv, const ReduceCall &call,
                            ReduceParams *p) {
+    if (!call.two_shot || call.root >= 0) return 0;
     p->team = *send;
     for (int q = 0; q < send->size; q++) p->team.peer_data[q] = (char *)send->peer_signal[q] + MCOLL_DATA_OFFSET;
     p->recv_view = *recv;
@@ -58,9 +58,9 @@ static int to_owner_params(const mcoll_dev_team *send, const mcoll_dev_team *rec
     p->call.direct = 0;
     p->call.send = send->peer_data[send->rank];
     p->call.recv = recv->peer_data[recv->rank];
-    choose_to_owner(&p->team, &p->call);
-    p->call.results_to_recv = p->call.to_owner && p->call.two_shot;
-    return p->call.to_owner && p->call.two_shot &&
+    p->call.to_owner = inputs_by_stores(&p->team, p->call);
+    p->call.results_to_recv = 1;
+    return p->call.to_owner &&
            make_sched(&p->team, call.slot_bytes, call.nslots, half_slots(p->call), &p->sched, true) == 0;
 }
 
@@ -68,7 +68,7 @@ int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, co
                       mcoll_dtype dtype, mcoll_op op, void *stream) {
     if (!team_ok(send) || !recv || !reduce_supported(dtype, op)) return MCOLL_LAUNCH_UNSUPPORTED;
     ReduceParams p;
-    if (call.root < 0 && to_owner_params(send, recv, call, &p)) return dispatch(p, dtype, op, Layer::Unicast, stream);
+    if (to_owner_params(send, recv, call, &p)) return dispatch(p, dtype, op, Layer::Unicast, stream);
     p.team = *send;
     p.recv_view = *recv;
     p.call = call;

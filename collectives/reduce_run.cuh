@@ -32,7 +32,7 @@ namespace mcoll {
  * then a barrier. Direct with root >= 0 (reduce): each slot is reduced by its owner (root_owner)
  * into root's recvbuf alone; root_says is root's word for the others (kRootInPlace,
  * kRootInWindow, and recvbuf's offset in the inputs' window shifted left by 2).
- * to_owner != 0 (unicast layer; allreduce two-shot and reduce_scatter, choose_to_owner): the
+ * to_owner != 0 (unicast layer; allreduce two-shot and reduce_scatter, inputs_by_stores): the
  * inputs move by stores, not loads: each rank stores its part of slot q into input position
  * `rank` of owner q's data area, and the owner reduces its slot from its own memory, so every
  * byte crosses NVLink as a write (pipeline.cuh).
@@ -144,13 +144,11 @@ inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send,
     return c;
 }
 
-/* Inputs by stores (ReduceCall::to_owner) where the team agreed to it (MCOLL_STORE_INPUTS) and
- * the call has one slot per rank, owned by the rank of its index: two-shot allreduce and
- * reduce_scatter. The caller runs it on the unicast layer only (multimem.ld_reduce reduces in
- * the switch). */
-MCOLL_HD void choose_to_owner(const mcoll_dev_team *t, ReduceCall *c) {
-    c->to_owner = t->store_inputs && !c->scan && !c->direct && c->root < 0 && c->nslots == t->size &&
-                  c->red_slot == t->rank;
+/* Inputs by stores (ReduceCall::to_owner) fit `c` where the team agreed to them
+ * (MCOLL_STORE_INPUTS) and the call has one slot per rank, owned by the rank of its index:
+ * two-shot allreduce and reduce_scatter. Callers also ask the access layer (stores_inputs_pay). */
+MCOLL_HD bool inputs_by_stores(const mcoll_dev_team *t, const ReduceCall &c) {
+    return t->store_inputs && !c.scan && c.root < 0 && c.nslots == t->size && c.red_slot == t->rank;
 }
 
 /* Validates dtype and op, picks the access layer and launches. */

@@ -200,7 +200,7 @@ static void build(Call &k, int n, int seed, mcoll_dev_team &team) {
             }
         }
         /* As run_reduce and the zero-copy launchers choose (the model is the unicast layer). */
-        choose_to_owner(&team, &k.c[r]);
+        k.c[r].to_owner = inputs_by_stores(&team, k.c[r]);
         k.c[r].results_to_recv = k.zero_copy && k.c[r].to_owner && k.c[r].two_shot;
     }
 }
