@@ -117,6 +117,9 @@ $(B)/tests/contract/mpi_zero_copy: STATIC_LINK += -Wl,--wrap=mcoll_launch_allred
     -Wl,--wrap=mcoll_launch_bcast_direct -Wl,--wrap=mcoll_launch_allgather_direct \
     -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_reduce
 
+# Launchers that launch nothing: the survivors must get a dead peer's failure, not results.
+$(B)/tests/contract/dead_peer: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_allreduce_direct
+
 # The resident kernel played by a thread, launched kernels recorded (no GPU here).
 $(B)/tests/contract/mpi_ring: STATIC_LINK += -Wl,--wrap=mcoll_launch_resident -Wl,--wrap=mcoll_launch_ll \
     -Wl,--wrap=mcoll_launch_allreduce

@@ -1,10 +1,15 @@
 /* A rank that dies while the others hold a team with it (contract driver, run by
  * test_dead_peer.sh under `mpirun --enable-recovery`, which keeps the survivors running).
  *
- *   dead_peer taken   the last rank kills itself; the others wait until the watchdog has had
- *                     time to notice, then a native call must fail with MCOLL_ERR_ABORTED and
- *                     the communicator must be destroyed without waiting for the dead rank.
- *                     Each survivor prints "survivor R: ok" and exits 0.
+ *   dead_peer taken   every rank first runs an MPI_Allreduce large enough for the plug-in to map
+ *                     the peers' device buffers (zero-copy; the launchers are replaced by ones
+ *                     that launch nothing, tests/build.mk), so the plug-in's own team exists;
+ *                     then the last rank kills itself; the others wait until the watchdog has had
+ *                     time to notice, then a native call must fail with MCOLL_ERR_ABORTED, the
+ *                     same MPI_Allreduce must return MPI_ERR_OTHER (MPI_ERRORS_RETURN) instead of
+ *                     waiting in the mapping exchange for the dead rank, and the communicator
+ *                     must be destroyed without waiting for it. Each survivor prints
+ *                     "survivor R: ok" and exits 0.
  *   dead_peer blocked the last rank kills itself while the others sit in an MPI barrier that can
  *                     never complete: the watchdog must end the job (MPI_Abort) in bounded time.
  *   dead_peer create  the last rank kills itself inside team creation (at its first cuMemCreate,
@@ -22,6 +27,7 @@
 #include <unistd.h>
 #include <mpi.h>
 #include "driver.h"
+#include "launch.h"
 #include "mcoll.h"
 #include "contract/model/contract.h"
 
@@ -50,25 +56,53 @@ static int create_and_die(int rank, int size)
     return 1;
 }
 
-/* A staged MPI_Allreduce on the model's device memory, then one the last rank never joins:
- * never returns on a survivor (the launcher ends the job). */
-static int staged_and_die(int rank, int size)
+/* Ints of the zero-copy MPI_Allreduce: 8 MiB, above MCOLL_ZERO_COPY_MIN's default. */
+#define BIG_COUNT (2u << 20)
+
+/* The kernels never run here: what the survivors must get is the failure, not a result. */
+int __wrap_mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                                  void *recvbuf, size_t count, mcoll_dtype dtype, mcoll_op op, void *stream);
+int __wrap_mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                                  void *recvbuf, size_t count, mcoll_dtype dtype, mcoll_op op, void *stream)
+{
+    (void)team, (void)access, (void)sendbuf, (void)recvbuf, (void)count, (void)dtype, (void)op, (void)stream;
+    return MCOLL_LAUNCH_OK;
+}
+int __wrap_mcoll_launch_allreduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t count,
+                                         mcoll_dtype dtype, mcoll_op op, void *stream);
+int __wrap_mcoll_launch_allreduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, size_t count,
+                                         mcoll_dtype dtype, mcoll_op op, void *stream)
+{
+    (void)send, (void)recv, (void)count, (void)dtype, (void)op, (void)stream;
+    return MCOLL_LAUNCH_OK;
+}
+
+/* Device memory of the contract driver on GPU `device`, or the job ends. */
+static void *device_buffer(int rank, int device, size_t bytes)
 {
     CUdevice dev;
     CUcontext ctx;
     CUdeviceptr buf;
-    if (mcoll_cu.cuDeviceGet(&dev, 0) != CUDA_SUCCESS || mcoll_cu.cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
-        mcoll_cu.cuCtxSetCurrent(ctx) != CUDA_SUCCESS || mcoll_cu.cuMemAlloc(&buf, 1 << 20) != CUDA_SUCCESS ||
-        mcoll_cu.cuMemsetD8Async(buf, 1, 1 << 20, NULL) != CUDA_SUCCESS) {
+    if (mcoll_cu.cuDeviceGet(&dev, device) != CUDA_SUCCESS || mcoll_cu.cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS ||
+        mcoll_cu.cuCtxSetCurrent(ctx) != CUDA_SUCCESS || mcoll_cu.cuMemAlloc(&buf, bytes) != CUDA_SUCCESS ||
+        mcoll_cu.cuMemsetD8Async(buf, 1, bytes, NULL) != CUDA_SUCCESS) {
         fprintf(stderr, "rank %d: no device memory from the contract driver\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    MPI_Allreduce(MPI_IN_PLACE, (void *)(uintptr_t)buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return (void *)(uintptr_t)buf;
+}
+
+/* A staged MPI_Allreduce on the model's device memory, then one the last rank never joins:
+ * never returns on a survivor (the launcher ends the job). */
+static int staged_and_die(int rank, int size)
+{
+    void *buf = device_buffer(rank, 0, 1 << 20);
+    MPI_Allreduce(MPI_IN_PLACE, buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == size - 1) {
         sleep(1); /* the others are in the call by then */
         kill(getpid(), SIGKILL);
     }
-    MPI_Allreduce(MPI_IN_PLACE, (void *)(uintptr_t)buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, buf, 1 << 18, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     printf("survivor %d: the staged call returned with a dead peer\n", rank);
     fflush(stdout);
     return 1;
@@ -76,7 +110,8 @@ static int staged_and_die(int rank, int size)
 
 int main(int argc, char **argv)
 {
-    int rank, size, taken, create;
+    int rank, size, taken, create, err;
+    void *big = NULL;
     mcoll_comm *mc = NULL;
     mcoll_config config;
     mcoll_result rc;
@@ -101,6 +136,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "rank %d: mcoll_comm_create: %s\n", rank, mcoll_strerror(rc));
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
+    if (taken) {
+        big = device_buffer(rank, rank, BIG_COUNT * sizeof(int)); /* a GPU each, as the team's */
+        MPI_Allreduce(MPI_IN_PLACE, big, BIG_COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == size - 1) kill(getpid(), SIGKILL);
 
@@ -113,6 +152,14 @@ int main(int argc, char **argv)
     rc = mcoll_barrier(mc, NULL);
     if (rc != MCOLL_ERR_ABORTED) {
         printf("survivor %d: mcoll_barrier returned %s, want MCOLL_ERR_ABORTED\n", rank, mcoll_strerror(rc));
+        return 1;
+    }
+    /* The plug-in's team has lost the rank too: the call fails at once, whatever its size. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    err = MPI_Allreduce(MPI_IN_PLACE, big, BIG_COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Error_class(err, &err);
+    if (err != MPI_ERR_OTHER) {
+        printf("survivor %d: MPI_Allreduce on device memory returned error class %d, want MPI_ERR_OTHER\n", rank, err);
         return 1;
     }
     rc = mcoll_comm_destroy(mc);

@@ -1,8 +1,11 @@
 #!/bin/sh
 # A rank that dies while its peers hold a team with it (tests/contract/dead_peer.c, contract
 # driver, `mpirun --enable-recovery` so the survivors keep running as some launchers do):
-#   taken    the survivors' next call fails with MCOLL_ERR_ABORTED and they leave cleanly, each
-#            having logged one line naming the dead rank;
+#   taken    the survivors' next native call fails with MCOLL_ERR_ABORTED, their next MPI call on
+#            device buffers of zero-copy size with MPI_ERR_OTHER (not waiting in the exchange of
+#            the buffers' descriptions), and they leave cleanly, each having logged one line
+#            naming the dead rank per team (the native communicator's and the plug-in's);
+#            MCOLL_NVLS=0, since the plug-in maps the peers' buffers on the unicast engine only;
 #   blocked  survivors stuck in an MPI call with the dead rank are ended by the watchdog's
 #            MPI_Abort within its bound (a 0.5 s look, 5 s of grace);
 #   create   the last rank is killed inside team creation (its first cuMemCreate): the others,
@@ -25,7 +28,7 @@ log=$LOGS/contract_test_dead_peer.taken.log
 # mpirun --enable-recovery sometimes tears the whole job down anyway when a rank dies by a
 # signal (then no survivor prints anything, which says nothing about mcoll): one more try.
 for attempt in 1 2; do
-    timeout 60 "$MPIRUN" -np $NP --oversubscribe --enable-recovery "$PROG" taken > "$log" 2>&1
+    MCOLL_NVLS=0 timeout 60 "$MPIRUN" -np $NP --oversubscribe --enable-recovery -x MCOLL_NVLS "$PROG" taken > "$log" 2>&1
     grep -q '^survivor ' "$log" && break
     [ $attempt = 1 ] && echo "note: taken: no survivor ran on (mpirun ended the job); trying once more"
 done
@@ -35,8 +38,8 @@ if grep -q -i -E 'unrecognized|unknown option' "$log"; then
 fi
 survivors=$(grep -c '^survivor [0-9]*: ok$' "$log")
 named=$(grep -c "local rank $((NP - 1)) (pid [0-9]*) of this communicator's team has exited" "$log")
-if [ "$survivors" -eq $((NP - 1)) ] && [ "$named" -eq $((NP - 1)) ]; then
-    echo "PASS taken: $survivors survivors got MCOLL_ERR_ABORTED and left; each named the dead rank"
+if [ "$survivors" -eq $((NP - 1)) ] && [ "$named" -eq $((2 * (NP - 1))) ]; then
+    echo "PASS taken: $survivors survivors got MCOLL_ERR_ABORTED and MPI_ERR_OTHER and left; each named the dead rank for both teams"
 else
     echo "FAIL taken: $survivors of $((NP - 1)) survivors ok, $named lines naming the dead rank (log $log)"
     tail -n 20 "$log" | sed 's/^/    /'
