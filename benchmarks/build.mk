@@ -53,4 +53,11 @@ $(BIN)/mcoll-floors: $(srcdir)/benchmarks/floors/mcoll-floors.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ -lcuda
 
-programs benchmarks: $(BIN)/mcoll-floors
+# mcoll-probe: the broadcast kernels on every GPU of one process, timed and traced per block
+# barrier (benchmarks/probe/mcoll-probe.cu); a measuring tool of the build tree, not installed.
+$(BIN)/mcoll-probe: $(srcdir)/benchmarks/probe/mcoll-probe.cu $(wildcard $(srcdir)/collectives/*.cuh) \
+    $(srcdir)/collectives/push_run.cu $(srcdir)/collectives/bcast.cu $(srcdir)/collectives/direct_run.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@
+
+programs benchmarks: $(BIN)/mcoll-floors $(BIN)/mcoll-probe

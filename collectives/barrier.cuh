@@ -42,6 +42,19 @@ __device__ __forceinline__ void wait_arrival(const mcoll_dev_team &t, int block,
     }
 }
 
+#ifdef MCOLL_TRACE_BARRIERS
+/* Built into benchmarks/probe only: when each block reached and left each barrier, and when
+ * each peer's arrival was seen, by epoch (globaltimer, ns): [block][epoch % depth][what]. */
+constexpr int kTraceDepth = 64, kTracePeers = 8;
+enum { kTraceArrive = 0, kTraceLeave = 1, kTraceSeen = 2 };
+__device__ uint64_t barrier_trace[MCOLL_MAX_BLOCKS][kTraceDepth][kTraceSeen + kTracePeers];
+__device__ __forceinline__ void trace_stamp(uint64_t e, unsigned what) {
+    if (what < kTraceSeen + kTracePeers) barrier_trace[blockIdx.x][e % kTraceDepth][what] = globaltimer_ns();
+}
+#else
+__device__ __forceinline__ void trace_stamp(uint64_t, unsigned) {}
+#endif
+
 /* Every thread of the block calls this with the same epoch, which it advances. On return,
  * everything each rank's block did before the barrier is visible to this block. */
 template <class A>
@@ -49,9 +62,14 @@ __device__ __forceinline__ void block_barrier(const mcoll_dev_team &t, uint64_t 
     A::fence_before_arrive();
     __syncthreads();
     const uint64_t e = ++epoch;
+    if (threadIdx.x == 0) trace_stamp(e, 0);
     A::arrive(t, blockIdx.x);
-    if ((int)threadIdx.x < t.size) wait_arrival(t, blockIdx.x, threadIdx.x, e);
+    if ((int)threadIdx.x < t.size) {
+        wait_arrival(t, blockIdx.x, threadIdx.x, e);
+        trace_stamp(e, 2 + threadIdx.x);
+    }
     __syncthreads();
+    if (threadIdx.x == 0) trace_stamp(e, 1);
     A::fence_after_wait();
 }
 
