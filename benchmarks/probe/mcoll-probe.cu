@@ -8,8 +8,8 @@
  *   mcoll-probe [-g GPUS] [-b BLOCKS,...] [-s BYTES,...] [-n CALLS] [-k push|direct|both]
  *
  * BYTES take K, M or G. For each kind, grid and size: the time per call (the slowest GPU's,
- * by events) as median, least and most of CALLS calls, then the last call's barriers on GPU 0
- * (the root) and GPU 1:
+ * by events) as median, least and most of CALLS calls, then the last call's barriers on every
+ * GPU (GPU 0 is the root):
  * per barrier, the work before it (from leaving the previous one) and the wait in it, median
  * and most over the blocks, and the rank whose arrival came last to most blocks.
  * Exit 0; 2 on bad usage; 77 with fewer than two GPUs that reach each other. */
@@ -233,14 +233,14 @@ int main(int argc, char **argv) {
                 std::vector<double> per_call(calls, 0);
                 std::vector<std::vector<uint64_t>> before(ngpus, std::vector<uint64_t>(MCOLL_MAX_BLOCKS)),
                     after = before;
+                for (int g = 0; g < ngpus; g++) {
+                    CHECK(cudaSetDevice(g));
+                    CHECK(cudaStreamSynchronize(gpus[g].stream));
+                    CHECK(cudaMemcpy(before[g].data(), gpus[g].epochs, MCOLL_MAX_BLOCKS * sizeof(uint64_t),
+                                     cudaMemcpyDeviceToHost));
+                }
+                /* Back to back, as a benchmark's calls: the traced call is the last of a stream. */
                 for (int i = -kWarmup; i < calls; i++) {
-                    if (i == calls - 1)
-                        for (int g = 0; g < ngpus; g++) {
-                            CHECK(cudaSetDevice(g));
-                            CHECK(cudaStreamSynchronize(gpus[g].stream));
-                            CHECK(cudaMemcpy(before[g].data(), gpus[g].epochs, MCOLL_MAX_BLOCKS * sizeof(uint64_t),
-                                             cudaMemcpyDeviceToHost));
-                        }
                     for (int g = 0; g < ngpus; g++) {
                         CHECK(cudaSetDevice(g));
                         if (i >= 0) CHECK(cudaEventRecord(gpus[g].start[i], gpus[g].stream));
@@ -251,19 +251,22 @@ int main(int argc, char **argv) {
                         if (i >= 0) CHECK(cudaEventRecord(gpus[g].stop[i], gpus[g].stream));
                     }
                 }
-                static Trace trace[2];
+                static Trace trace[mcoll::kTracePeers];
                 for (int g = 0; g < ngpus; g++) {
                     CHECK(cudaSetDevice(g));
                     CHECK(cudaStreamSynchronize(gpus[g].stream));
                     CHECK(cudaMemcpy(after[g].data(), gpus[g].epochs, MCOLL_MAX_BLOCKS * sizeof(uint64_t),
                                      cudaMemcpyDeviceToHost));
+                    /* Every call of a row passes the same barriers: the last one's are its share. */
+                    for (int b = 0; b < MCOLL_MAX_BLOCKS; b++)
+                        before[g][b] = after[g][b] - (after[g][b] - before[g][b]) / (uint64_t)(calls + kWarmup);
                     for (int i = 0; i < calls; i++) {
                         float ms = 0;
                         CHECK(cudaEventElapsedTime(&ms, gpus[g].start[i], gpus[g].stop[i]));
                         per_call[i] = std::max(per_call[i], (double)ms * 1e3);
                     }
                 }
-                for (int g = 0; g < 2; g++) { /* root, and one rank that receives */
+                for (int g = 0; g < ngpus; g++) {
                     CHECK(cudaSetDevice(g));
                     CHECK(cudaMemcpyFromSymbol(&trace[g], mcoll::barrier_trace, sizeof trace[g]));
                 }
@@ -271,7 +274,7 @@ int main(int argc, char **argv) {
                        direct ? "direct" : "push", blocks, bytes, median(per_call),
                        *std::min_element(per_call.begin(), per_call.end()),
                        *std::max_element(per_call.begin(), per_call.end()), per_call[calls - 1]);
-                for (int g = 0; g < 2; g++) report_barriers(g, trace[g], before[g], after[g], ngpus);
+                for (int g = 0; g < ngpus; g++) report_barriers(g, trace[g], before[g], after[g], ngpus);
                 fflush(stdout);
             }
     }
