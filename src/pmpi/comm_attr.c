@@ -9,6 +9,7 @@
 #include "log.h"
 #include "mcoll.h"
 #include "request.h"
+#include "watchdog.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,7 +109,7 @@ static mcoll_comm_state *state_of(MPI_Comm comm, int ask)
 {
     mcoll_comm_state *s;
     void *value = NULL;
-    int flag = 0;
+    int flag = 0, lost;
 
     if (keyval == MPI_KEYVAL_INVALID) return NULL;
     if (PMPI_Comm_get_attr(comm, keyval, &value, &flag) != MPI_SUCCESS) return NULL;
@@ -142,8 +143,9 @@ static mcoll_comm_state *state_of(MPI_Comm comm, int ask)
     /* Asked now, in the first intercepted blocking collective on the communicator, which every
      * rank makes whatever its buffers are; asked later, only ranks with device buffers would
      * reach the collective split. Skipped where no engine can ever run. Nonblocking calls
-     * (mcoll_comm_state_find) leave it to the decision, which asks only for device buffers. */
-    if (ask && engines_possible()) mcoll_comm_one_domain(s);
+     * (mcoll_comm_state_find) leave it to the decision, which asks only for device buffers.
+     * Not where a rank has exited: the collective would wait for it (watchdog.h). */
+    if (ask && engines_possible() && !mcoll_watch_lost_member(comm, &lost)) mcoll_comm_one_domain(s);
     return s;
 }
 

@@ -28,6 +28,11 @@ static mcoll_comm *engine_for(mcoll_comm_state *cs)
 
 mcoll_comm *mcoll_engine_of(mcoll_comm_state *cs) { return engine_for(cs); }
 
+void mcoll_engine_take_failure(mcoll_comm_state *cs)
+{
+    if (cs && cs->engine) (void)mcoll_watch_aborted(&cs->engine->team->watch);
+}
+
 /* Set by the nonblocking calls around their launch (engine.h). */
 static _Thread_local int launch_only;
 

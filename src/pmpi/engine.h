@@ -77,6 +77,9 @@ mcoll_result mcoll_engine_root(const mcoll_call *c, const mcoll_decision *d, mco
 /* The communicator's engine, built (collectively) if this is its first use; NULL when it has
  * none. Persistent calls build it when they are initialized. */
 mcoll_comm *mcoll_engine_of(mcoll_comm_state *cs);
+/* The communicator's engine, if it has one, takes its team's failure (a peer has exited): the
+ * watchdog leaves the job running, since the call fails through the error handler. */
+void mcoll_engine_take_failure(mcoll_comm_state *cs);
 
 /* The part of a nonblocking or persistent call's decision that the engine must answer: whether
  * it goes to the resident kernel's ring (d->ring, with its LL form in d->ll; resident.h). Only

@@ -14,6 +14,7 @@
 #include "dtype.h"
 #include "stage.h"
 #include "log.h"
+#include "watchdog.h"
 
 static const char *const path_names[] = {"mpi", "engine", "direct", "staged", "hier"};
 
@@ -141,6 +142,22 @@ static int raise_error(const mcoll_call *c, int errclass)
     return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->local ? MPI_COMM_WORLD : c->comm, errclass);
 }
 
+/* A process of the call's communicator has exited (the watchdog saw it): every path of a call on
+ * device buffers would wait for it for ever (MPI, or a new team's creation). Said once. */
+static int lost_member(const mcoll_call *c)
+{
+    static int said;
+    int world_rank;
+    if (!mcoll_watch_lost_member(c->comm, &world_rank)) return 0;
+    /* Its team's failure, if it has one, is taken now: the watchdog need not end the job. */
+    mcoll_engine_take_failure(c->cs);
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        MCOLL_WARN("%s: MPI_COMM_WORLD rank %d of this communicator has exited; calls on device buffers of "
+                   "communicators that hold it fail with MPI_ERR_OTHER",
+                   c->coll->name, world_rank);
+    return 1;
+}
+
 /* Try the engine; 1 when the call is done (*err set), 0 to fall back. */
 static int run_engine(mcoll_call *c, mcoll_decision *d, int *err)
 {
@@ -183,6 +200,9 @@ int mcoll_pmpi_prepare(mcoll_call *c, mcoll_decision *d)
     if (drop_ignored(&c->send)) c->sendbuf = NULL;
     if (drop_ignored(&c->recv)) c->recvbuf = NULL;
 
+    /* Before the decision, which may ask the communicator's ranks together. */
+    if ((c->send.mem != MCOLL_MEM_HOST || c->recv.mem != MCOLL_MEM_HOST) && !c->local && lost_member(c))
+        return raise_error(c, MPI_ERR_OTHER);
     mcoll_decide(c, d);
     return MPI_SUCCESS;
 }

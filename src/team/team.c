@@ -212,6 +212,24 @@ static int blocks_that_fit(mcoll_team *team, int wanted, const char *setting)
     return fit > 0 ? fit : 1;
 }
 
+/* The watch names a dead peer by its MPI_COMM_WORLD rank too, so that the plug-in can tell
+ * which other communicators hold it (watchdog.h). */
+static void learn_world_ranks(mcoll_team *team)
+{
+    int ranks[MCOLL_MAX_RANKS], i;
+    MPI_Group mine, world;
+    for (i = 0; i < team->watch.size; i++) {
+        ranks[i] = i;
+        team->watch.world[i] = MPI_UNDEFINED;
+    }
+    if (PMPI_Comm_group(team->comm, &mine) != MPI_SUCCESS) return;
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+        PMPI_Group_translate_ranks(mine, team->watch.size, ranks, world, team->watch.world);
+        PMPI_Group_free(&world);
+    }
+    PMPI_Group_free(&mine);
+}
+
 /* One allreduce gives every setting's smallest and largest value over the ranks. The smaller
  * block count and one-shot limit win (each rank's layout and algorithm must match), and the
  * longer timeout (no rank gives up on a peer that is still within its own patience). A rank
@@ -342,6 +360,7 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     team->watch.rank = rank;
     team->watch.size = size;
     team->watch.timeout_s = params.timeout_s;
+    learn_world_ranks(team);
     if (!mcoll_team_agree(team->comm, mcoll_watch_start(&team->watch) == MCOLL_SUCCESS)) goto fail;
     rc = choose_handle_kind(team);
     if (rc != MCOLL_SUCCESS) {

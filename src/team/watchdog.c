@@ -16,6 +16,10 @@
 #define WATCH_GRACE_S 5.0
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* MPI_COMM_WORLD ranks of the processes seen to exit, for the life of the process. */
+#define MAX_LOST 64
+static int lost[MAX_LOST], nlost;
+static int any_lost; /* atomic: nlost > 0 */
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static mcoll_watch *watched;
 static pthread_t thread;
@@ -39,6 +43,17 @@ static int dead_peer(const mcoll_watch *w)
     return -1;
 }
 
+/* Under the lock. */
+static void remember_lost(int world_rank)
+{
+    int i;
+    if (world_rank == MPI_UNDEFINED || world_rank < 0) return;
+    for (i = 0; i < nlost; i++)
+        if (lost[i] == world_rank) return;
+    if (nlost < MAX_LOST) lost[nlost++] = world_rank;
+    __atomic_store_n(&any_lost, 1, __ATOMIC_RELEASE);
+}
+
 static void check(mcoll_watch *w, double now)
 {
     int dead;
@@ -57,6 +72,7 @@ static void check(mcoll_watch *w, double now)
                    "it on the GPU: the team's GPU waits end now and its calls fail",
                    dead, (int)w->pids[dead]);
         raise_flag(w, now);
+        remember_lost(w->world[dead]);
     } else if (w->timeout_s > 0 && w->call_started > 0 && now - w->call_started > w->timeout_s) {
         MCOLL_WARN("a collective of local rank %d has waited %.0f s for its peers (MCOLL_TIMEOUT=%d): a peer left "
                    "the collective or called another one; the team's GPU waits end now and the call fails",
@@ -165,4 +181,39 @@ int mcoll_watch_aborted(mcoll_watch *w)
     if (up) w->taken = 1;
     pthread_mutex_unlock(&lock);
     return up;
+}
+
+/* The first of `n` processes (MPI_COMM_WORLD ranks) that is in `group`, or -1. */
+static int first_in(MPI_Group world, MPI_Group group, const int *ranks, int n)
+{
+    int in[MAX_LOST], i;
+    if (PMPI_Group_translate_ranks(world, n, ranks, group, in) != MPI_SUCCESS) return -1;
+    for (i = 0; i < n; i++)
+        if (in[i] != MPI_UNDEFINED) return ranks[i];
+    return -1;
+}
+
+int mcoll_watch_lost_member(MPI_Comm comm, int *world_rank)
+{
+    int mine[MAX_LOST], n, inter = 0, found = -1;
+    MPI_Group world, group;
+    if (!__atomic_load_n(&any_lost, __ATOMIC_ACQUIRE)) return 0;
+    pthread_mutex_lock(&lock);
+    n = nlost;
+    memcpy(mine, lost, (size_t)n * sizeof *mine);
+    pthread_mutex_unlock(&lock);
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &world) != MPI_SUCCESS) return 0;
+    if (PMPI_Comm_group(comm, &group) == MPI_SUCCESS) {
+        found = first_in(world, group, mine, n);
+        PMPI_Group_free(&group);
+    }
+    if (found < 0 && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter &&
+        PMPI_Comm_remote_group(comm, &group) == MPI_SUCCESS) {
+        found = first_in(world, group, mine, n);
+        PMPI_Group_free(&group);
+    }
+    PMPI_Group_free(&world);
+    if (found < 0) return 0;
+    *world_rank = found;
+    return 1;
 }

@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 #include <cuda.h>
+#include <mpi.h>
 #include "launch.h"
 #include "mcoll.h"
 
@@ -23,6 +24,7 @@ typedef struct mcoll_watch {
     volatile uint32_t *flag;     /* host view of the abort flag (cuMemHostAlloc, DEVICEMAP) */
     CUdeviceptr flag_device;     /* the kernels' view */
     pid_t pids[MCOLL_MAX_RANKS]; /* every rank's process, by team rank; 0: on another node */
+    int world[MCOLL_MAX_RANKS];  /* every rank's rank in MPI_COMM_WORLD; MPI_UNDEFINED: none */
     int rank, size;
     int timeout_s;               /* MCOLL_TIMEOUT as agreed; 0: no limit */
     /* Written by the calling thread and read by the watchdog under its lock. */
@@ -44,5 +46,11 @@ void mcoll_watch_call_end(mcoll_watch *w);
 
 /* 1 when the flag is up; the caller returns the failure to the application (marks it taken). */
 int mcoll_watch_aborted(mcoll_watch *w);
+
+/* 1 when `comm` (either group of an intercommunicator) holds a process the watchdog has seen
+ * exit, *world_rank its rank in MPI_COMM_WORLD. Every collective on such a communicator would
+ * wait for it for ever (in the MPI, or in a new team's creation), so the plug-in fails its calls
+ * on device buffers instead. Cheap while no process has died. */
+int mcoll_watch_lost_member(MPI_Comm comm, int *world_rank);
 
 #endif /* MCOLL_WATCHDOG_H */

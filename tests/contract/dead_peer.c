@@ -7,9 +7,11 @@
  *                     then the last rank kills itself; the others wait until the watchdog has had
  *                     time to notice, then a native call must fail with MCOLL_ERR_ABORTED, the
  *                     same MPI_Allreduce must return MPI_ERR_OTHER (MPI_ERRORS_RETURN) instead of
- *                     waiting in the mapping exchange for the dead rank, and the communicator
- *                     must be destroyed without waiting for it. Each survivor prints
- *                     "survivor R: ok" and exits 0.
+ *                     waiting in the mapping exchange for the dead rank; so must one on a
+ *                     communicator that holds the dead rank but has no team yet (its creation
+ *                     would wait for it), while one on the survivors' communicator succeeds; and
+ *                     the communicator must be destroyed without waiting for the dead rank. Each
+ *                     survivor prints "survivor R: ok" and exits 0.
  *   dead_peer blocked the last rank kills itself while the others sit in an MPI barrier that can
  *                     never complete: the watchdog must end the job (MPI_Abort) in bounded time.
  *   dead_peer create  the last rank kills itself inside team creation (at its first cuMemCreate,
@@ -112,6 +114,7 @@ int main(int argc, char **argv)
 {
     int rank, size, taken, create, err;
     void *big = NULL;
+    MPI_Comm dup = MPI_COMM_NULL, alive = MPI_COMM_NULL;
     mcoll_comm *mc = NULL;
     mcoll_config config;
     mcoll_result rc;
@@ -139,6 +142,9 @@ int main(int argc, char **argv)
     if (taken) {
         big = device_buffer(rank, rank, BIG_COUNT * sizeof(int)); /* a GPU each, as the team's */
         MPI_Allreduce(MPI_IN_PLACE, big, BIG_COUNT, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        /* Two communicators no device buffer has met yet: one holds the rank that dies. */
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        MPI_Comm_split(MPI_COMM_WORLD, rank == size - 1 ? MPI_UNDEFINED : 0, rank, &alive);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == size - 1) kill(getpid(), SIGKILL);
@@ -160,6 +166,22 @@ int main(int argc, char **argv)
     MPI_Error_class(err, &err);
     if (err != MPI_ERR_OTHER) {
         printf("survivor %d: MPI_Allreduce on device memory returned error class %d, want MPI_ERR_OTHER\n", rank, err);
+        return 1;
+    }
+    /* A communicator with the dead rank but no team yet: creating one would wait for it. */
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    err = MPI_Allreduce(MPI_IN_PLACE, big, BIG_COUNT, MPI_INT, MPI_SUM, dup);
+    MPI_Error_class(err, &err);
+    if (err != MPI_ERR_OTHER) {
+        printf("survivor %d: MPI_Allreduce on a new communicator with the dead rank returned error class %d, want "
+               "MPI_ERR_OTHER\n", rank, err);
+        return 1;
+    }
+    /* One without it works as ever. */
+    MPI_Comm_set_errhandler(alive, MPI_ERRORS_RETURN);
+    err = MPI_Allreduce(MPI_IN_PLACE, big, BIG_COUNT, MPI_INT, MPI_SUM, alive);
+    if (err != MPI_SUCCESS) {
+        printf("survivor %d: MPI_Allreduce on the survivors' communicator failed (%d)\n", rank, err);
         return 1;
     }
     rc = mcoll_comm_destroy(mc);
