@@ -84,7 +84,9 @@ typedef struct mcoll_comm mcoll_comm;
  * memory and, when enabled and supported, the multicast object. `config` may be NULL.
  * All ranks of `comm` must share one node. Several ranks may share a GPU when it runs under
  * CUDA MPS; a GPU shared by ranks without MPS gives MCOLL_ERR_UNSUPPORTED (kernels that wait
- * for another process would each take a scheduler time slice). */
+ * for another process would each take a scheduler time slice). A `comm` that holds a process
+ * this process has seen exit (a team's peer) gives MCOLL_ERR_ABORTED at once, where creation
+ * would wait for it for ever. */
 mcoll_result mcoll_comm_create(MPI_Comm comm, const mcoll_config *config, mcoll_comm **out);
 
 /* Collective over the communicator it was created from. Waits for the team's work to end and

@@ -15,6 +15,8 @@ mcoll_result mcoll_comm_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     if (!out || comm == MPI_COMM_NULL) return MCOLL_ERR_INVALID_ARG;
     *out = NULL;
     if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag) return MCOLL_ERR_MPI;
+    /* Team creation is collective: it would wait for a process that has exited for ever. */
+    if (mcoll_watch_lost_member(comm, &flag)) return MCOLL_ERR_ABORTED;
     mcoll_driver_load();
     c = calloc(1, sizeof *c);
     if (!c) return MCOLL_ERR_NO_MEMORY;

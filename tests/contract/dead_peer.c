@@ -9,7 +9,8 @@
  *                     same MPI_Allreduce must return MPI_ERR_OTHER (MPI_ERRORS_RETURN) instead of
  *                     waiting in the mapping exchange for the dead rank; so must one on a
  *                     communicator that holds the dead rank but has no team yet (its creation
- *                     would wait for it), while one on the survivors' communicator succeeds; and
+ *                     would wait for it), and mcoll_comm_create on it must return
+ *                     MCOLL_ERR_ABORTED, while a call on the survivors' communicator succeeds; and
  *                     the communicator must be destroyed without waiting for the dead rank. Each
  *                     survivor prints "survivor R: ok" and exits 0.
  *   dead_peer blocked the last rank kills itself while the others sit in an MPI barrier that can
@@ -176,6 +177,16 @@ int main(int argc, char **argv)
         printf("survivor %d: MPI_Allreduce on a new communicator with the dead rank returned error class %d, want "
                "MPI_ERR_OTHER\n", rank, err);
         return 1;
+    }
+    /* Nor may a native communicator be built on it. */
+    {
+        mcoll_comm *late = NULL;
+        rc = mcoll_comm_create(dup, NULL, &late);
+        if (rc != MCOLL_ERR_ABORTED) {
+            printf("survivor %d: mcoll_comm_create with the dead rank returned %s, want MCOLL_ERR_ABORTED\n", rank,
+                   mcoll_strerror(rc));
+            return 1;
+        }
     }
     /* One without it works as ever. */
     MPI_Comm_set_errhandler(alive, MPI_ERRORS_RETURN);
