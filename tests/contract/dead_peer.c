@@ -9,7 +9,7 @@
  *                     same MPI_Allreduce must return MPI_ERR_OTHER (MPI_ERRORS_RETURN) instead of
  *                     waiting in the mapping exchange for the dead rank; so must one on a
  *                     communicator that holds the dead rank but has no team yet (its creation
- *                     would wait for it), and mcoll_comm_create on it must return
+ *                     would wait for it), blocking or not, and mcoll_comm_create on it must return
  *                     MCOLL_ERR_ABORTED, while a call on the survivors' communicator succeeds; and
  *                     the communicator must be destroyed without waiting for the dead rank. Each
  *                     survivor prints "survivor R: ok" and exits 0.
@@ -177,6 +177,16 @@ int main(int argc, char **argv)
         printf("survivor %d: MPI_Allreduce on a new communicator with the dead rank returned error class %d, want "
                "MPI_ERR_OTHER\n", rank, err);
         return 1;
+    }
+    {
+        MPI_Request req = MPI_REQUEST_NULL;
+        err = MPI_Iallreduce(MPI_IN_PLACE, big, BIG_COUNT, MPI_INT, MPI_SUM, dup, &req);
+        MPI_Error_class(err, &err);
+        if (err != MPI_ERR_OTHER || req != MPI_REQUEST_NULL) {
+            printf("survivor %d: MPI_Iallreduce with the dead rank returned error class %d%s, want MPI_ERR_OTHER\n",
+                   rank, err, req != MPI_REQUEST_NULL ? " and a request" : "");
+            return 1;
+        }
     }
     /* Nor may a native communicator be built on it. */
     {
