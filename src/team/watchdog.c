@@ -129,6 +129,8 @@ mcoll_result mcoll_watch_start(mcoll_watch *w)
         rc = pthread_create(&thread, NULL, watch_loop, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         running = rc == 0;
+        /* Named for ps and debuggers (and the fault tests, which wait for it to appear). */
+        if (running) pthread_setname_np(thread, "mcoll-watchdog");
     }
     pthread_mutex_unlock(&lock);
     if (rc) MCOLL_WARN("cannot start the watchdog thread (%s): a dead peer will not be noticed", strerror(rc));

@@ -49,6 +49,28 @@ long usage_open_fds_to(const char *prefix)
 
 long usage_open_fds(void) { return usage_open_fds_to(NULL); }
 
+int usage_has_thread(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    char path[300], comm[64];
+    int found = 0;
+    if (!d) return 0;
+    while (!found && (e = readdir(d)) != NULL) {
+        FILE *f;
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        if (!(f = fopen(path, "r"))) continue;
+        if (fgets(comm, sizeof comm, f)) {
+            comm[strcspn(comm, "\n")] = '\0';
+            found = strcmp(comm, name) == 0;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
 void usage_take(usage_sample *s, int with_device)
 {
     size_t free_b = 0, total_b = 0;

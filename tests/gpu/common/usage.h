@@ -16,6 +16,8 @@ typedef struct {
 long usage_open_fds(void);
 /* Those whose target starts with `prefix` ("socket:", "/dev/nvidia"). */
 long usage_open_fds_to(const char *prefix);
+/* 1 when a thread of this process is named `name` (/proc/self/task/<tid>/comm). */
+int usage_has_thread(const char *name);
 
 /* with_device 0: no CUDA call is made. */
 void usage_take(usage_sample *s, int with_device);
