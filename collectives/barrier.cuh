@@ -30,20 +30,13 @@ constexpr uint32_t WAIT_FLAG_EVERY = 64;
 __device__ __forceinline__ void wait_arrival(const mcoll_dev_team &t, int block, int peer,
                                              uint64_t expected) {
     const uint64_t *c = t.peer_signal[t.rank] + signal_slot(block, peer);
-#ifdef MCOLL_PROBE_POLL_RELAXED /* an experiment of benchmarks/probe: relaxed polls, one fence */
-#define MCOLL_POLL(c) ld_relaxed_sys_u64(c)
-#define MCOLL_POLLED() fence_acq_rel_sys()
-#else
-#define MCOLL_POLL(c) ld_acquire_sys_u64(c)
-#define MCOLL_POLLED() ((void)0)
-#endif
-    if ((int64_t)(MCOLL_POLL(c) - expected) >= 0) return MCOLL_POLLED();
+    if ((int64_t)(ld_acquire_sys_u64(c) - expected) >= 0) return;
     uint32_t sleep_ns = 0;
     for (uint32_t polls = 1;; polls++) {
-#ifdef MCOLL_PROBE_POLL_SLEEP_NS /* an experiment of benchmarks/probe: fewer polls */
+#ifdef MCOLL_PROBE_POLL_SLEEP_NS /* benchmarks/probe's build of a pause before each poll (NOTES.md) */
         nanosleep_ns(MCOLL_PROBE_POLL_SLEEP_NS);
 #endif
-        if ((int64_t)(MCOLL_POLL(c) - expected) >= 0) return MCOLL_POLLED();
+        if ((int64_t)(ld_acquire_sys_u64(c) - expected) >= 0) return;
         if (polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) return;
         if (polls >= WAIT_SPIN_POLLS) {
             sleep_ns = sleep_ns ? (sleep_ns < WAIT_MAX_SLEEP_NS ? 2 * sleep_ns : WAIT_MAX_SLEEP_NS) : 32;
@@ -73,11 +66,7 @@ __device__ __forceinline__ void block_barrier(const mcoll_dev_team &t, uint64_t 
     __syncthreads();
     const uint64_t e = ++epoch;
     if (threadIdx.x == 0) trace_stamp(e, 0);
-#ifdef MCOLL_PROBE_ARRIVE_STORE /* an experiment of benchmarks/probe (unicast): one writer per counter */
-    if ((int)threadIdx.x < t.size) st_release_sys_u64(t.peer_signal[threadIdx.x] + signal_slot(blockIdx.x, t.rank), e);
-#else
     A::arrive(t, blockIdx.x);
-#endif
     if ((int)threadIdx.x < t.size) {
         wait_arrival(t, blockIdx.x, threadIdx.x, e);
         trace_stamp(e, 2 + threadIdx.x);

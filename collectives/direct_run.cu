@@ -24,11 +24,7 @@ struct DirectCall {
  * 4 packs (32 KiB a block) left one rank's 32 blocks latency-bound at about 21 GB/s each on one
  * H100 (benchmarks/NOTES.md); 8 keeps twice as many bytes in flight in the same registers'
  * budget (launch_bounds(512, 1) allows 128 a thread). */
-#ifdef MCOLL_PROBE_DIRECT_UNROLL /* an experiment of benchmarks/probe: bytes in flight per block */
-constexpr int kDirectUnroll = MCOLL_PROBE_DIRECT_UNROLL;
-#else
 constexpr int kDirectUnroll = 8;
-#endif
 
 struct DirectParams {
     mcoll_dev_team team;

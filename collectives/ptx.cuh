@@ -33,14 +33,6 @@ __device__ __forceinline__ uint64_t ld_acquire_sys_u64(const uint64_t *p) {
     return v;
 }
 
-__device__ __forceinline__ uint64_t ld_relaxed_sys_u64(const uint64_t *p) {
-    uint64_t v;
-    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(gaddr(p)) : "memory");
-    return v;
-}
-
-__device__ __forceinline__ void fence_acq_rel_sys() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
-
 __device__ __forceinline__ void red_release_sys_add_u64(uint64_t *p, uint64_t v) {
     asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(gaddr(p)), "l"(v) : "memory");
 }
