@@ -33,9 +33,10 @@ __device__ __forceinline__ void wait_arrival(const mcoll_dev_team &t, int block,
     if ((int64_t)(ld_acquire_sys_u64(c) - expected) >= 0) return;
     uint32_t sleep_ns = 0;
     for (uint32_t polls = 1;; polls++) {
-#ifdef MCOLL_PROBE_POLL_SLEEP_NS /* benchmarks/probe's build of a pause before each poll (NOTES.md) */
-        nanosleep_ns(MCOLL_PROBE_POLL_SLEEP_NS);
-#endif
+        /* Back-to-back system-scope acquire loads from every block of a 64-block grid slow the
+         * GPU's NVLink traffic: peers' arrivals were seen tens of microseconds late
+         * (benchmarks/NOTES.md, 2026-11-28). A short pause between looks avoids it. */
+        if (t.poll_pause_ns) nanosleep_ns(t.poll_pause_ns);
         if ((int64_t)(ld_acquire_sys_u64(c) - expected) >= 0) return;
         if (polls % WAIT_FLAG_EVERY == 0 && t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) return;
         if (polls >= WAIT_SPIN_POLLS) {

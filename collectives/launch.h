@@ -86,6 +86,8 @@ typedef struct mcoll_dev_team {
     int direct_blocks;                         /* the wide grid's limit (zero-copy kernels, reductions
                                                   by stores; <= MCOLL_MAX_BLOCKS; 0: max_blocks); the
                                                   data area is cut for the larger of the two */
+    unsigned poll_pause_ns;                    /* MCOLL_POLL_PAUSE_NS: a barrier wait's pause before each
+                                                  poll after the first (collectives/barrier.cuh) */
     int store_inputs;                          /* agreed MCOLL_STORE_INPUTS: two-shot allreduce and
                                                   reduce_scatter store each slot's inputs into its
                                                   owner's data area (collectives/pipeline.cuh) */

@@ -5,12 +5,12 @@
  * cannot: where a slow call's time goes, moving data or waiting, and for which peer, by grid
  * and message size, without MPI. Unicast layer only; no multicast object is ever created.
  *
- *   mcoll-probe [-g GPUS] [-b BLOCKS,...] [-s BYTES,...] [-n CALLS] [-k push|direct|both]
+ *   mcoll-probe [-g GPUS] [-b BLOCKS,...] [-s BYTES,...] [-n CALLS] [-k push|direct|both] [-p NS,...]
  *
- * BYTES take K, M or G. For each kind, grid and size: the time per call (the slowest GPU's,
- * by events) as median, least and most of CALLS calls, then the last call's barriers on every
- * GPU (GPU 0 is the root):
- * per barrier, the work before it (from leaving the previous one) and the wait in it, median
+ * BYTES take K, M or G; -p lists the barrier waits' pauses before each poll (MCOLL_POLL_PAUSE_NS;
+ * default 100, the library's; 0: back-to-back polls). For each kind, pause, grid and size: the
+ * time per call (the slowest GPU's, by events) as median, least and most of CALLS calls, then
+ * the last call's barriers on every GPU (GPU 0 is the root): per barrier, the work before it (from leaving the previous one) and the wait in it, median
  * and most over the blocks, and the rank whose arrival came last to most blocks.
  * Exit 0; 2 on bad usage; 77 with fewer than two GPUs that reach each other. */
 #define MCOLL_TRACE_BARRIERS 1
@@ -64,15 +64,16 @@ size_t parse_size(const char *s) {
     return (size_t)v;
 }
 
-std::vector<size_t> parse_list(const char *s, bool sizes) {
+std::vector<size_t> parse_list(const char *s, bool sizes, bool zero_ok = false) {
     std::vector<size_t> out;
     std::string all(s);
     size_t at = 0;
     while (at <= all.size()) {
         const size_t comma = all.find(',', at);
         const std::string item = all.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        const size_t v = sizes ? parse_size(item.c_str()) : (size_t)atoi(item.c_str());
-        if (v == 0) return {};
+        char *end = nullptr;
+        const size_t v = sizes ? parse_size(item.c_str()) : (size_t)strtoul(item.c_str(), &end, 10);
+        if ((v == 0 && !zero_ok) || item.empty() || (end && *end)) return {};
         out.push_back(v);
         if (comma == std::string::npos) break;
         at = comma + 1;
@@ -135,27 +136,32 @@ void report_barriers(int gi, const Trace &tr, const std::vector<uint64_t> &befor
 int main(int argc, char **argv) {
     int want_gpus = 0, calls = 20;
     std::vector<size_t> grids = {32, 64}, sizes = {(size_t)2 << 20, (size_t)8 << 20, (size_t)32 << 20};
+    std::vector<size_t> pauses = {100};
     bool do_push = true, do_direct = true;
-    for (int c; (c = getopt(argc, argv, "g:b:s:n:k:h")) != -1;) {
+    for (int c; (c = getopt(argc, argv, "g:b:s:n:k:p:h")) != -1;) {
         switch (c) {
         case 'g': want_gpus = atoi(optarg); break;
         case 'b': grids = parse_list(optarg, false); break;
         case 's': sizes = parse_list(optarg, true); break;
         case 'n': calls = atoi(optarg); break;
+        case 'p': pauses = parse_list(optarg, false, true); break;
         case 'k':
             do_push = !strcmp(optarg, "push") || !strcmp(optarg, "both");
             do_direct = !strcmp(optarg, "direct") || !strcmp(optarg, "both");
             if (!do_push && !do_direct) grids.clear();
             break;
         default:
-            fprintf(stderr, "usage: mcoll-probe [-g GPUS] [-b BLOCKS,...] [-s BYTES,...] [-n CALLS] [-k push|direct|both]\n");
+            fprintf(stderr, "usage: mcoll-probe [-g GPUS] [-b BLOCKS,...] [-s BYTES,...] [-n CALLS] [-k push|direct|both] [-p NS,...]\n");
             return c == 'h' ? 0 : 2;
         }
     }
     for (size_t b : grids)
         if (b > MCOLL_MAX_BLOCKS) grids.clear();
-    if (grids.empty() || sizes.empty() || calls < 1) {
-        fprintf(stderr, "mcoll-probe: bad -b, -s, -n or -k (grids of 1 to %d blocks)\n", MCOLL_MAX_BLOCKS);
+    for (size_t p : pauses)
+        if (p > 10000) pauses.clear();
+    if (grids.empty() || sizes.empty() || pauses.empty() || calls < 1) {
+        fprintf(stderr, "mcoll-probe: bad -b, -s, -n, -k or -p (grids of 1 to %d blocks, pauses of 0 to 10000 ns)\n",
+                MCOLL_MAX_BLOCKS);
         return 2;
     }
     int ngpus = 0;
@@ -225,8 +231,10 @@ int main(int argc, char **argv) {
     for (int kind = 0; kind < 2; kind++) {
         const bool direct = kind == 1;
         if ((direct && !do_direct) || (!direct && !do_push)) continue;
+        for (size_t pause : pauses)
         for (size_t blocks : grids)
             for (size_t bytes : sizes) {
+                for (Gpu &x : gpus) x.team.poll_pause_ns = x.direct.poll_pause_ns = (unsigned)pause;
                 for (Gpu &x : gpus) x.team.max_blocks = x.direct.max_blocks = (int)blocks;
                 /* The direct kernel's grid follows direct_blocks for slots of 16 MiB and up. */
                 for (Gpu &x : gpus) x.direct.direct_blocks = (int)blocks;
@@ -270,10 +278,10 @@ int main(int argc, char **argv) {
                     CHECK(cudaSetDevice(g));
                     CHECK(cudaMemcpyFromSymbol(&trace[g], mcoll::barrier_trace, sizeof trace[g]));
                 }
-                printf("%-6s %3zu blocks %10zu B: median %9.2f us, least %9.2f, most %9.2f; last call %9.2f\n",
+                printf("%-6s %3zu blocks %10zu B: median %9.2f us, least %9.2f, most %9.2f; last call %9.2f; pause %zu ns\n",
                        direct ? "direct" : "push", blocks, bytes, median(per_call),
                        *std::min_element(per_call.begin(), per_call.end()),
-                       *std::max_element(per_call.begin(), per_call.end()), per_call[calls - 1]);
+                       *std::max_element(per_call.begin(), per_call.end()), per_call[calls - 1], pause);
                 for (int g = 0; g < ngpus; g++) report_barriers(g, trace[g], before[g], after[g], ngpus);
                 fflush(stdout);
             }

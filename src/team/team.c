@@ -297,6 +297,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     dev->max_blocks = params->max_blocks;
     dev->direct_blocks = params->direct_blocks;
     dev->store_inputs = params->store_inputs;
+    dev->poll_pause_ns = (unsigned)mcoll_settings_get()->poll_pause_ns; /* timing only: ranks may differ */
     dev->oneshot_max = params->oneshot_max;
     dev->ll_max = params->ll_max < mcoll_ll_capacity(team->size) ? params->ll_max : mcoll_ll_capacity(team->size);
     dev->abort_flag = (const volatile uint32_t *)(uintptr_t)team->watch.flag_device;

@@ -17,9 +17,10 @@
 #              sync/query/mapped-flag wait, 8-byte copies, a block barrier by grid size), one
 #              process, before the MPS daemon
 #   probe      build/bin/mcoll-probe on every GPU of the machine (two or more), one process, before
-#              the MPS daemon: the broadcast kernels on 32 and 64 blocks at 2, 8 and 32 MiB, each
-#              block barrier traced (benchmarks/README.md); the key figure is the push kernel's
-#              8 MiB median on 32 and on 64 blocks; skipped on one GPU
+#              the MPS daemon: the broadcast kernels on 32 and 64 blocks at 2, 8 and 32 MiB, with
+#              barrier polls back to back and with MCOLL_POLL_PAUSE_NS's 100 ns, each block
+#              barrier traced (benchmarks/README.md); the key figure is the push kernel's 8 MiB
+#              median by grid and pause; skipped on one GPU
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
@@ -336,8 +337,9 @@ key_of() { # step log
         floors) awk '/^launch / { l = $2 } /^graph / { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
                      /^barrier x32 / { b32 = $3 } /^barrier x64 / { b64 = $3 }
                      END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s; barrier of 32 / 64 blocks %s / %s", l, g, s, f, b32, b64 }' "$2" ;;
-        probe) awk '$1 == "push" && $4 == 8388608 { m[$2] = $7 }
-                    END { printf "push kernel, 8 MiB, median us: 32 blocks %s, 64 blocks %s", m[32], m[64] }' "$2" ;;
+        probe) awk '$1 == "push" && $4 == 8388608 { m[$2 "/" $(NF-1)] = $7 }
+                    END { printf "push kernel, 8 MiB, median us, blocks/pause ns: 32/0 %s, 64/0 %s, 32/100 %s, 64/100 %s",
+                          m["32/0"], m["64/0"], m["32/100"], m["64/100"] }' "$2" ;;
         overlap|overlap-async) # rows (-f -c): size overall compute init test wait pure min max overlap validation
             awk '/^# OSU/ { sub(/^# OSU MPI(-CUDA)? Non-blocking /, ""); sub(/ Latency Test.*/, ""); name = $0 }
                  /^[0-9]/ && $1 >= 65536 { n++; if (min == "" || $10 < min) min = $10; if ($11 == "Fail") bad++ }
@@ -653,7 +655,7 @@ fi
 if selected probe; then
     prog=$BUILD/bin/mcoll-probe
     if gpu_ready probe "$NGPUS/$NGPUS" off "$prog"; then
-        run_step probe "$NGPUS/$NGPUS" off "$OUT/probe.log" "$prog" -b 32,64 -s 2M,8M,32M -n 20
+        run_step probe "$NGPUS/$NGPUS" off "$OUT/probe.log" "$prog" -b 32,64 -s 2M,8M,32M -n 20 -p 0,100
     fi
 fi
 
