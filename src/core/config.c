@@ -80,7 +80,7 @@ static const setting settings_table[] = {
     {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
      "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
     {"MCOLL_ZERO_COPY_MIN", "4M", KIND_SIZE_OR_OFF, FIELD(zero_copy_min), 0, 1024 * GiB,
-     "smallest blocking allreduce, reduce, bcast, reduce-scatter or allgather (bytes of its largest buffer) through MPI that maps the peers' device buffers to run zero-copy (0 or off: never)"},
+     "smallest blocking or persistent allreduce, reduce, bcast, reduce-scatter or allgather (bytes of its largest buffer) through MPI that maps the peers' device buffers to run zero-copy (a persistent one once, at its initialization; 0 or off: never)"},
     {"MCOLL_TEST_NODE_SIZE", "0", KIND_INT, FIELD(test_node_size), 0, 1024,
      "testing aid: take the ranks of each node whose MPI_COMM_WORLD rank / k is the same as a node of their own (fake nodes of k ranks), so one machine plays a job spanning nodes (0: real nodes)"},
 };

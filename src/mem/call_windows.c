@@ -61,8 +61,8 @@ static mcoll_result map_role(mcoll_team *team, mcoll_window *w, const record *al
     return mcoll_window_map(team, w, role, retained, have_retained);
 }
 
-int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
-                           int local_ok)
+int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
+                            int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout)
 {
     record mine, all[MCOLL_MAX_RANKS];
     mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL};
@@ -71,6 +71,7 @@ int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll
     mcoll_result rc = MCOLL_SUCCESS;
     const char *why;
 
+    *nout = 0;
     if (windows->calls_unmapped) return 0;
     memset(&mine, 0, sizeof mine);
     mine.local_ok = local_ok != 0;
@@ -104,10 +105,19 @@ int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll
         MCOLL_INFO("zero-copy: a call through MPI mapped its peers' buffers (the first of this communicator)");
     for (i = 0; i < n; i++) {
         if (!w[i]) continue;
-        if (!why && rc == MCOLL_SUCCESS && use[i]) mcoll_window_link(windows, w[i]);
+        if (!why && rc == MCOLL_SUCCESS && use[i]) out[(*nout)++] = w[i];
         else mcoll_window_destroy(team, w[i]);
     }
     return !why && rc == MCOLL_SUCCESS;
+}
+
+int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
+                           int local_ok)
+{
+    mcoll_window *w[MCOLL_CALL_BUFFERS];
+    int i, made, ok = mcoll_call_windows_make(team, windows, bufs, n, local_ok, w, &made);
+    for (i = 0; i < made; i++) mcoll_window_link(windows, w[i]);
+    return ok;
 }
 
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows)

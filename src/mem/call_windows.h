@@ -34,6 +34,13 @@ typedef struct {
 int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
                            int local_ok);
 
+/* The same, for buffers mapped once and used by many calls (a persistent request's): the
+ * windows are returned in out[0..*nout) (only when it returns 1; *nout may be smaller than n where
+ * a root-only role is not mapped) and not linked; the caller links them around each of its calls
+ * (mcoll_window_link, mcoll_window_unlink) and releases them with mcoll_window_destroy. */
+int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
+                            int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout);
+
 /* Unlink the call's windows and release their mappings to the cache (the call's kernel is done). */
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows);
 

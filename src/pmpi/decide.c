@@ -120,14 +120,16 @@ static int agreement_needed(mcoll_call *c)
            mcoll_comm_one_domain(c->cs);
 }
 
-/* Blocking calls with a zero-copy form whose largest buffer has MCOLL_ZERO_COPY_MIN bytes or
- * more: the bytes are alike on every rank, so every rank maps or none. Nonblocking calls do not:
- * the mapping is collective (engine_map.h), which they must not wait for. */
+/* Blocking and persistent calls with a zero-copy form whose largest buffer has
+ * MCOLL_ZERO_COPY_MIN bytes or more: the bytes are alike on every rank, so every rank maps or
+ * none (a persistent call once, at its initialization, which MPI lets wait for the other ranks).
+ * Nonblocking calls do not: the mapping is collective (engine_map.h), which they must not wait
+ * for. */
 static int zero_copy_wanted(const mcoll_call *c, const mcoll_decision *d)
 {
     const size_t min = mcoll_settings_get()->zero_copy_min;
     const size_t largest = d->bytes * (c->coll->zero_copy == MCOLL_ZERO_COPY_PER_RANK ? (size_t)c->cs->size : 1);
-    return min && c->coll->zero_copy && c->form == MCOLL_CALL_BLOCKING && largest >= min;
+    return min && c->coll->zero_copy && c->form != MCOLL_CALL_NONBLOCKING && largest >= min;
 }
 
 void mcoll_decide(mcoll_call *c, mcoll_decision *d)

@@ -65,7 +65,8 @@ static int resident(mcoll_comm *e, mcoll_ll_kind kind, const void *sendbuf, void
                                                                                            : MCOLL_ERR_UNSUPPORTED;
         return 1;
     }
-    /* A nonblocking call is never mapped (decide.c): it need not know. */
+    /* A nonblocking call never maps, and a persistent one maps at its initialization only
+     * (engine_map.h): neither needs to know. */
     *small = !launch_only && mcoll_comm_ll_form(e, kind, sendbuf, recvbuf, count, dtype, op, root, &call);
     return *small && mcoll_resident_run(e, &call, rc);
 }
@@ -100,7 +101,8 @@ mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *
     int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc, &small)) return rc;
-    mapped = !small && mcoll_engine_map(e, d, bufs, in == recvbuf ? 1 : 2, 1);
+    mapped = small ? 0 : mcoll_engine_map(e, d, bufs, in == recvbuf ? 1 : 2, 1);
+    if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
     rc = finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
@@ -117,7 +119,8 @@ mcoll_result mcoll_engine_reduce(mcoll_comm_state *cs, const mcoll_decision *d, 
     int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_REDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, root, &rc, &small)) return rc;
-    mapped = !small && mcoll_engine_map(e, d, bufs, 2, 1);
+    mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 2, 1);
+    if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
     rc = finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
@@ -130,7 +133,8 @@ mcoll_result mcoll_engine_bcast(mcoll_comm_state *cs, const mcoll_decision *d, v
     int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_BCAST, buf, buf, d->bytes, MCOLL_BYTE, MCOLL_SUM, root, &rc, &small)) return rc;
-    mapped = !small && mcoll_engine_map(e, d, bufs, 1, 1);
+    mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 1, 1);
+    if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
     rc = finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
@@ -148,7 +152,8 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
     int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc, &small)) return rc;
-    mapped = !small && mcoll_engine_map(e, d, bufs, 1, mcoll_direct_apart(in, total, recvbuf, block));
+    mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 1, mcoll_direct_apart(in, total, recvbuf, block));
+    if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
     rc = finish(e, mcoll_comm_run_reduce_scatter(e, sendbuf, recvbuf, d->count, d->dtype, d->op,
                                                  mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
@@ -163,7 +168,8 @@ mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *
     int mapped, small;
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     if (resident(e, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, d->bytes, MCOLL_BYTE, MCOLL_SUM, 0, &rc, &small)) return rc;
-    mapped = !small && mcoll_engine_map(e, d, bufs, 1, 1);
+    mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 1, 1);
+    if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
     rc = finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }

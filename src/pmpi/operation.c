@@ -80,7 +80,9 @@ static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
 {
     mcoll_result rc;
     mcoll_engine_launch_only(1);
+    mcoll_engine_hold(op->persistent ? &op->held : NULL);
     rc = e->coll->engine(e, &op->d);
+    mcoll_engine_hold(NULL);
     mcoll_engine_launch_only(0);
     if (rc == MCOLL_SUCCESS) {
         op->engine = e->cs->engine;
@@ -91,6 +93,18 @@ static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
         }
     }
     return rc;
+}
+
+void mcoll_nbop_map_once(mcoll_nbop *op)
+{
+    mcoll_call e = op->call;
+    if (!op->persistent || op->d.path != MCOLL_PATH_ENGINE || !op->d.zero_copy) return;
+    /* The hook as a start calls it (no resident kernel, no wait), stopping after the mapping. */
+    mcoll_engine_launch_only(1);
+    mcoll_engine_hold(&op->held);
+    (void)e.coll->engine(&e, &op->d);
+    mcoll_engine_hold(NULL);
+    mcoll_engine_launch_only(0);
 }
 
 static mcoll_nbop *op_of(mcoll_async_job *job) { return (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job)); }
@@ -394,4 +408,5 @@ void mcoll_nbop_release(mcoll_nbop *op)
     mcoll_pool_put(op->host);
     mcoll_pool_put(op->scratch);
     op->host = op->scratch = NULL;
+    mcoll_engine_release_held(&op->held);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cuda.h>
 #include "async.h"
+#include "engine_map.h"
 #include "request.h"
 #include "pool.h"
 #include "mcoll.h"
@@ -53,6 +54,7 @@ struct mcoll_nbop {
     int ncopies;
     mcoll_block *host;          /* staged: host copies of the staged buffers */
     mcoll_block *scratch;       /* engine: device memory for a host receive buffer */
+    mcoll_held_windows held;    /* engine, persistent, zero-copy: its buffers mapped once */
     /* QUEUED: the launcher thread's job, and 1 until it has run; the thread writes engine,
      * ctx, event and error before setting it to 0 (release), the advancing thread reads them
      * after (acquire). */
@@ -77,6 +79,9 @@ struct mcoll_nbop {
  * it); or an error class already raised, with nothing in flight. */
 #define MCOLL_NB_DECLINED (-2)
 int mcoll_nbop_launch(mcoll_nbop *op);
+/* A persistent operation decided zero-copy maps its buffers now, once (engine_map.h);
+ * collective, at its initialization. Nothing otherwise. */
+void mcoll_nbop_map_once(mcoll_nbop *op);
 /* One step; 1 when the operation is done (op->error tells how it went). */
 int mcoll_nbop_advance(mcoll_nbop *op);
 /* Free what the operation holds (idempotent). */

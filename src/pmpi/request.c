@@ -233,6 +233,7 @@ int mcoll_nbop_create(const mcoll_call *c, const mcoll_decision *d, const mcoll_
             free(op);
             return mcoll_raise(c->comm, err);
         }
+        mcoll_nbop_map_once(op);
         enter();
         add(BY_HANDLE, op);
         leave();
@@ -399,7 +400,15 @@ void mcoll_requests_comm_freed(mcoll_comm_state *cs)
         for (op = table[BY_HANDLE][b]; op; op = op->chain[BY_HANDLE])
             if (op->call.cs == cs) op->call.cs = NULL;
     leave();
-    if (cs->engine) drain(uses_engine, cs->engine);
+    if (!cs->engine) return;
+    drain(uses_engine, cs->engine);
+    /* Persistent requests outlive the communicator (they can no longer be started): the peers'
+     * buffers they hold mapped go now, before the team. */
+    enter();
+    for (b = 0; b < BUCKETS; b++)
+        for (op = table[BY_HANDLE][b]; op; op = op->chain[BY_HANDLE])
+            if (op->held.engine == cs->engine) mcoll_engine_release_held(&op->held);
+    leave();
 }
 
 void mcoll_requests_finalize(void)

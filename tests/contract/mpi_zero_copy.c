@@ -18,6 +18,11 @@
  *   - an IPC open that fails on one rank: every rank stages that call, the next one is zero-copy;
  *   - mappings are in use while a kernel runs, released after; the unused ones stay within
  *     MCOLL_REG_CACHE however many buffers pass;
+ *   - persistent allreduce, reduce and bcast (where the MPI has persistent collectives) map
+ *     their buffers once, at initialization, and run zero-copy at every start with no mapping
+ *     made or opened; between starts their windows are invisible to other calls (a blocking
+ *     call on one rank's persistent buffer alone stays staged on every rank); MPI_Request_free,
+ *     and MPI_Comm_free of the communicator before it, release the mappings;
  *   - no broken rule of the driver documents, no device pointer reaches the MPI. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -26,6 +31,7 @@
 #include "launch.h"
 #include "reg_cache.h"
 #include "contract/devmem.h"
+#include "common/pcoll.h"
 
 #define COUNT (64 * 1024)      /* ints per rank's block: 256 KiB, above the threshold below */
 #define SMALL 1024             /* ints: 4 KiB, below it */
@@ -446,6 +452,90 @@ static void check_cache_bound(void)
                 CACHE_LIMIT);
 }
 
+#ifdef INIT
+/* Peer mappings the registration cache holds in use now. */
+static int mappings_in_use(void)
+{
+    int entries, in_use;
+    long mapped;
+    mcoll_reg_cache_stats(&entries, &in_use, &mapped);
+    return in_use;
+}
+
+/* One start of a persistent request, waited for: zero-copy or staged on this rank. */
+static void start_case(const char *what, MPI_Request *req, int zero_copy)
+{
+    marks m = mark();
+    if (MPI_Start(req) != MPI_SUCCESS || MPI_Wait(req, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        CT_FAIL("%s: start or wait failed", what);
+    took(what, m, zero_copy);
+}
+
+static void check_persistent(void)
+{
+    int *send = d_alloc(COUNT * sizeof(int)), *recv = d_alloc(COUNT * sizeof(int));
+    int *other = d_alloc(COUNT * sizeof(int));
+    MPI_Request ar, rd, bc, small;
+    MPI_Comm dup;
+    long opened;
+
+    INIT(Allreduce)(send, recv, COUNT, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &ar);
+    ct_checks++;
+    if (mappings_in_use() != 2 * (size - 1))
+        CT_FAIL("persistent allreduce: %d peer mappings held after its initialization, %d expected", mappings_in_use(),
+                2 * (size - 1));
+    opened = mcoll_contract_calls("cuIpcOpenMemHandle");
+    expect_in_use = 2 * (size - 1);
+    for (int round = 30; round < 33; round++) {
+        fill(send, COUNT, rank, round);
+        start_case("persistent allreduce", &ar, 1);
+        expect("persistent allreduce", recv, COUNT, want_sum, round);
+    }
+    ct_checks++;
+    if (mcoll_contract_calls("cuIpcOpenMemHandle") != opened)
+        CT_FAIL("persistent allreduce: its starts opened %ld IPC handles (mapped at initialization only)",
+                mcoll_contract_calls("cuIpcOpenMemHandle") - opened);
+
+    /* Rank 0 alone uses the request's buffer: a window left linked would make it zero-copy there. */
+    {
+        marks m = mark();
+        MPI_Allreduce(rank == 0 ? send : other, recv, SMALL, MPI_INT, MPI_SUM, comm);
+        took("a blocking call on one rank's persistent buffer: staged everywhere", m, 0);
+    }
+
+    /* Root 0's recvbuf is mapped for the others, as for a blocking reduce. */
+    INIT(Reduce)(send, recv, COUNT, MPI_INT, MPI_SUM, 0, comm, MPI_INFO_NULL, &rd);
+    INIT(Bcast)(other, COUNT, MPI_INT, size - 1, comm, MPI_INFO_NULL, &bc);
+    INIT(Allreduce)(send, recv, SMALL, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &small);
+    expect_in_use = 2 * (size - 1); /* the allreduce's at least (the others' may share its entries) */
+    fill(send, COUNT, rank, 34);
+    start_case("persistent reduce", &rd, 1);
+    if (rank == 0) expect("persistent reduce", recv, COUNT, want_sum, 34);
+    fill(other, COUNT, rank, 3);
+    start_case("persistent bcast", &bc, 1);
+    expect("persistent bcast", other, COUNT, want_root, size - 1);
+    start_case("persistent allreduce below MCOLL_ZERO_COPY_MIN", &small, 0);
+    MPI_Request_free(&rd);
+    MPI_Request_free(&bc);
+    MPI_Request_free(&small);
+    MPI_Request_free(&ar);
+    ct_checks++;
+    if (mappings_in_use()) CT_FAIL("%d peer mappings still in use after MPI_Request_free", mappings_in_use());
+
+    /* A communicator freed before its persistent request: the mappings go with it. */
+    MPI_Comm_dup(comm, &dup);
+    MPI_Allreduce(send, recv, SMALL, MPI_INT, MPI_SUM, dup); /* builds its engine */
+    INIT(Allreduce)(send, recv, COUNT, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL, &ar);
+    MPI_Comm_free(&dup);
+    ct_checks++;
+    if (mappings_in_use()) CT_FAIL("%d peer mappings still in use after MPI_Comm_free", mappings_in_use());
+    MPI_Request_free(&ar);
+    d_release(other);
+    d_release(send);
+    d_release(recv);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     char limit[16];
@@ -475,6 +565,10 @@ int main(int argc, char **argv)
     checkpoint();
     check_cache_bound();
     checkpoint();
+#ifdef INIT
+    check_persistent();
+    checkpoint();
+#endif
     check_map_failure(); /* last: MPI_COMM_WORLD's calls are staged from here on */
     mcoll_contract_fail_clear();
     checkpoint();

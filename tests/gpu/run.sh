@@ -42,7 +42,8 @@
 #              allreduce, reduce, bcast, reduce-scatter and allgather on the engine that is not of
 #              LL size maps the peers' ordinary device buffers for the call and runs zero-copy
 #              (the whole matrix, against host results, and the free-and-reallocate case); must
-#              pass, log that calls were mapped, and log no failed mapping
+#              pass, log that calls were mapped, and log no failed mapping; row autoreg-persistent:
+#              gpu_nonblocking the same way (its persistent requests map once, at initialization)
 #   loads      MCOLL_STORE_INPUTS=0 at each NP: gpu_native, gpu_memory and gpu_mpi (rows loads-native,
 #              loads-memory, loads-mpi): allreduce and reduce-scatter with the slices' owners
 #              loading the inputs (by default every rank stores them into the owners)
@@ -535,7 +536,7 @@ run_step() {
             else result=FAIL; key="no nonblocking call went through the resident kernel's ring; $key"; fi
         fi
     fi
-    if [ "$step" = autoreg ] && [ "$result" = PASS ]; then
+    if [ "${step%%-*}" = autoreg ] && [ "$result" = PASS ]; then
         n=$(grep -c 'zero-copy: a call through MPI mapped' "$log")
         failed_maps=$(grep -c "zero-copy: mapping the peers' buffers failed" "$log")
         if [ "$n" -gt 0 ] && [ "$failed_maps" -eq 0 ]; then key="$key; calls mapped zero-copy ($n first-call lines)"
@@ -721,6 +722,8 @@ fi
 if selected autoreg; then
     for np in $NPS; do
         MCOLL_ZERO_COPY_MIN=1 MCOLL_DEBUG=INFO gpu_step autoreg "$np" "$BUILD/tests/gpu/gpu_mpi" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+        MCOLL_ZERO_COPY_MIN=1 MCOLL_DEBUG=INFO gpu_step autoreg-persistent "$np" "$BUILD/tests/gpu/gpu_nonblocking" \
+            ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
 fi
 # Two-shot allreduce and reduce-scatter with the owners loading the inputs (not the default).
