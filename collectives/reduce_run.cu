@@ -76,7 +76,7 @@ int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, co
     p.call.scan = 0;
     p.call.to_owner = 0;
     p.call.results_to_recv = 0;
-    make_direct_sched(send, call.slot_bytes, &p.sched);
+    make_direct_sched(send, call.slot_bytes, &p.sched, call.root >= 0 ? kWideReduceSlot : kWideSlot);
     return dispatch(p, dtype, op, Layer::Unicast, stream);
 }
 

@@ -99,6 +99,11 @@ MCOLL_HD void spread(size_t slot_bytes, int rows, size_t *span, int *blocks) {
  * MiB slower (bcast and reduce of 8 MiB: twice the time), so the wider grid is kept for slots
  * of 16 MiB and up (benchmarks/NOTES.md, 2026-11-28). */
 constexpr size_t kWideSlot = (size_t)16 << 20;
+/* The zero-copy reduce to a root takes it from slots of 64 MiB: at 2 ranks (2 x H100 and
+ * 2 x H200) 32 blocks beat 64 on slots of 16 and 32 MiB (reduce of 32 MiB on H200: 115 against
+ * 137 us; 64 MiB: 223 against 234) and lost from 64 MiB slots (128 MiB: 436 against 414), while
+ * the other zero-copy kernels gained from 16 MiB (benchmarks/NOTES.md, 2026-11-28). */
+constexpr size_t kWideReduceSlot = (size_t)64 << 20;
 
 /* The block rows the data area is cut into: the larger of the team's two grid limits (teams
  * built by hand in tests may leave direct_blocks 0), so that a wide grid and a narrow one give
@@ -107,9 +112,10 @@ MCOLL_HD int layout_rows(const mcoll_dev_team *t) {
     return block_rows(t->direct_blocks > t->max_blocks ? t->direct_blocks : t->max_blocks);
 }
 
-/* The grid of a call of `slot_bytes` slots: max_blocks, or up to direct_blocks for a wide one. */
-MCOLL_HD int grid_rows(const mcoll_dev_team *t, size_t slot_bytes, bool wide) {
-    return wide && slot_bytes >= kWideSlot ? layout_rows(t) : block_rows(t->max_blocks);
+/* The grid of a call of `slot_bytes` slots: max_blocks, or up to direct_blocks for a wide one
+ * whose slots have wide_from bytes or more. */
+MCOLL_HD int grid_rows(const mcoll_dev_team *t, size_t slot_bytes, bool wide, size_t wide_from = kWideSlot) {
+    return wide && slot_bytes >= wide_from ? layout_rows(t) : block_rows(t->max_blocks);
 }
 
 /* 0 on success; nonzero when the data area is too small for this team. A half holds half_slots
@@ -128,12 +134,12 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     return 0;
 }
 
-/* The zero-copy kernels use no data area: large slots take the wide grid. */
-inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s) {
+/* The zero-copy kernels use no data area: slots of wide_from bytes and more take the wide grid. */
+inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s, size_t wide_from = kWideSlot) {
     s->slot_bytes = slot_bytes;
     s->nslots = 1;
     s->region = s->half = s->chunk = 0;
-    spread(slot_bytes, grid_rows(t, slot_bytes, true), &s->span, &s->blocks);
+    spread(slot_bytes, grid_rows(t, slot_bytes, true, wide_from), &s->span, &s->blocks);
 }
 
 } // namespace mcoll

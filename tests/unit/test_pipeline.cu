@@ -522,9 +522,34 @@ static int check_split(void) {
     return bad;
 }
 
+/* The zero-copy grids: 32 blocks (max_blocks) below the wide slot, 64 (direct_blocks) from it;
+ * the reduce to a root from its own, larger threshold. */
+static int check_wide_grid(void) {
+    mcoll_dev_team t;
+    memset(&t, 0, sizeof t);
+    t.size = 2;
+    t.max_blocks = 32;
+    t.direct_blocks = 64;
+    int bad = 0;
+    const struct { size_t slot, wide_from; int blocks; } cases[] = {
+        {kWideSlot - 16, kWideSlot, 32},       {kWideSlot, kWideSlot, 64},
+        {kWideSlot, kWideReduceSlot, 32},      {kWideReduceSlot / 2, kWideReduceSlot, 32},
+        {kWideReduceSlot, kWideReduceSlot, 64}, {(size_t)256 << 20, kWideReduceSlot, 64}};
+    for (const auto &c : cases) {
+        Sched s;
+        make_direct_sched(&t, c.slot, &s, c.wide_from);
+        if (s.blocks != c.blocks) {
+            fprintf(stderr, "slot %zu, wide from %zu: %d blocks, %d expected\n", c.slot, c.wide_from, s.blocks, c.blocks);
+            bad++;
+        }
+    }
+    return bad;
+}
+
 int main(void) {
     int cases = 0, failures = 0;
     CHECK(check_split() == 0);
+    CHECK(check_wide_grid() == 0);
     CHECK(check_bytes() == 0);
     for (int round = 0; round < 150; round++)
         for (int n = 2; n <= 8; n++) {
