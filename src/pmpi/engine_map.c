@@ -1,8 +1,19 @@
 /* The zero-copy step of the engine bridge (engine_map.h). */
+#include "checks.h"
 #include "direct.h"
 #include "engine_map.h"
 
 static _Thread_local mcoll_held_windows *held;
+
+/* The driver's id of the allocation `p` lies in; 0 where it has none to give. */
+static unsigned long long buffer_id(const void *p)
+{
+    unsigned long long id = 0;
+    if (!p || mcoll_cu.cuPointerGetAttribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, (CUdeviceptr)(uintptr_t)p) !=
+                  CUDA_SUCCESS)
+        return 0;
+    return id;
+}
 
 void mcoll_engine_hold(mcoll_held_windows *h) { held = h; }
 
@@ -12,6 +23,13 @@ static int link_held(mcoll_comm *e)
 {
     int i;
     if (!held->n || held->engine != e) return 0;
+    for (i = 0; i < held->n && !held->stale_said; i++)
+        if (held->ids[i] && buffer_id(held->w[i]->base) != held->ids[i]) {
+            held->stale_said = 1;
+            MCOLL_WARN("a persistent request's device buffer %p was freed and allocated again since its "
+                       "initialization (erroneous): its peers still map the old memory; free the request and "
+                       "initialize it again", (void *)held->w[i]->base);
+        }
     mcoll_async_wait_lane(&e->lane);
     for (i = 0; i < held->n; i++) mcoll_window_link(&e->windows, held->w[i]);
     return 1;
@@ -33,6 +51,7 @@ int mcoll_engine_map(mcoll_comm *e, const mcoll_decision *d, const mcoll_call_bu
         if (entered != MCOLL_ERR_ABORTED)
             (void)mcoll_call_windows_make(e->team, &e->windows, bufs, n, entered == MCOLL_SUCCESS && local_ok,
                                           held->w, &held->n);
+        for (int i = 0; i < held->n; i++) held->ids[i] = buffer_id(held->w[i]->base);
         return -1;
     }
     if (entered == MCOLL_ERR_ABORTED) return 0;

@@ -19,11 +19,19 @@ typedef struct {
     mcoll_comm *engine;                /* whose windows they are; NULL once released */
     mcoll_window *w[MCOLL_CALL_BUFFERS];
     int n;                             /* 0: the request runs staged */
+    unsigned long long ids[MCOLL_CALL_BUFFERS]; /* this rank's buffers' ids when mapped (0: none) */
+    int stale_said;                    /* a start found one freed and allocated again: said once */
 } mcoll_held_windows;
 
 /* The windows the next engine hook on this thread works with (NULL: a call of its own), set
  * around the hook by the persistent request's initialization and starts (operation.c). */
 void mcoll_engine_hold(mcoll_held_windows *held);
+
+/* Freeing a persistent request's buffer and allocating memory again at its address before the
+ * next start is erroneous (the request names the memory, which is gone): the peers' mappings
+ * would be of the old memory. Each start compares this rank's buffers' ids with those of the
+ * initialization (one driver query per buffer) and says so once, loudly; it cannot mend the
+ * peers' view without a collective step, which a start must not make. */
 
 /* Map the call's n buffers when the decision says so and the team can run zero-copy (peer loads
  * and stores): 1 when mapped, alike on every rank. local_ok as for mcoll_call_windows_map.

@@ -22,7 +22,8 @@
  *     their buffers once, at initialization, and run zero-copy at every start with no mapping
  *     made or opened; between starts their windows are invisible to other calls (a blocking
  *     call on one rank's persistent buffer alone stays staged on every rank); MPI_Request_free,
- *     and MPI_Comm_free of the communicator before it, release the mappings;
+ *     and MPI_Comm_free of the communicator before it, release the mappings; a start on an input
+ *     freed and allocated again at its address (erroneous) says so in a warning;
  *   - no broken rule of the driver documents, no device pointer reaches the MPI. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -521,6 +522,32 @@ static void check_persistent(void)
     MPI_Request_free(&ar);
     ct_checks++;
     if (mappings_in_use()) CT_FAIL("%d peer mappings still in use after MPI_Request_free", mappings_in_use());
+
+    /* Erroneous: the request's input freed and allocated again at its address on every rank.
+     * Each start then says so (the peers map the old memory, which the model keeps). */
+    {
+        int *in = d_alloc(COUNT * sizeof(int)), *again;
+        MPI_Request q;
+        INIT(Allreduce)(in, recv, COUNT, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &q);
+        fill(in, COUNT, rank, 35);
+        start_case("persistent allreduce before its input is freed", &q, 1);
+        d_release(in);
+        again = d_alloc(COUNT * sizeof(int));
+        int same = again == in, everywhere = 0;
+        PMPI_Allreduce(&same, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (everywhere) {
+            const char *said;
+            start_case("persistent allreduce on memory allocated again at its input's address", &q, 1);
+            said = mcoll_last_warning();
+            ct_checks++;
+            if (!said || !strstr(said, "freed and allocated again"))
+                CT_FAIL("a start on a freed and reallocated buffer said nothing (last warning: %s)", said ? said : "none");
+        } else if (rank == 0) {
+            printf("persistent: memory not allocated again at the same address; the stale-buffer warning is not checked\n");
+        }
+        MPI_Request_free(&q);
+        d_release(again);
+    }
 
     /* A communicator freed before its persistent request: the mappings go with it. */
     MPI_Comm_dup(comm, &dup);
