@@ -84,6 +84,6 @@ void mcoll_windows_destroy(mcoll_team *team, mcoll_windows *windows)
 
 void mcoll_window_destroy(mcoll_team *team, mcoll_window *w)
 {
-    mcoll_windows one = {w, 0, 0, 0};
+    mcoll_windows one = {.head = w};
     mcoll_windows_destroy(team, &one);
 }

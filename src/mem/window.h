@@ -41,6 +41,7 @@ typedef struct {
     int calls_unmapped;                   /* mapping a call's buffers failed once (agreed by every
                                              rank): later calls are not mapped (call_windows.h) */
     unsigned long long calls_mapped;      /* calls whose buffers were mapped for them */
+    unsigned long long requests_mapped;   /* persistent requests whose buffers were mapped for them */
 } mcoll_windows;
 
 /* A new window with the next id (not yet linked). NULL when out of memory; the id is used up

@@ -52,6 +52,9 @@ int mcoll_engine_map(mcoll_comm *e, const mcoll_decision *d, const mcoll_call_bu
             (void)mcoll_call_windows_make(e->team, &e->windows, bufs, n, entered == MCOLL_SUCCESS && local_ok,
                                           held->w, &held->n);
         for (int i = 0; i < held->n; i++) held->ids[i] = buffer_id(held->w[i]->base);
+        if (held->n && !e->windows.requests_mapped++)
+            MCOLL_INFO("zero-copy: a persistent request mapped its peers' buffers at its initialization (the first "
+                       "of this communicator); its starts run zero-copy");
         return -1;
     }
     if (entered == MCOLL_ERR_ABORTED) return 0;

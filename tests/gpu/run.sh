@@ -43,7 +43,8 @@
 #              LL size maps the peers' ordinary device buffers for the call and runs zero-copy
 #              (the whole matrix, against host results, and the free-and-reallocate case); must
 #              pass, log that calls were mapped, and log no failed mapping; row autoreg-persistent:
-#              gpu_nonblocking the same way (its persistent requests map once, at initialization)
+#              gpu_nonblocking the same way, whose log must show persistent requests mapped once,
+#              at initialization, and no failed mapping
 #   loads      MCOLL_STORE_INPUTS=0 at each NP: gpu_native, gpu_memory and gpu_mpi (rows loads-native,
 #              loads-memory, loads-mpi): allreduce and reduce-scatter with the slices' owners
 #              loading the inputs (by default every rank stores them into the owners)
@@ -536,11 +537,17 @@ run_step() {
             else result=FAIL; key="no nonblocking call went through the resident kernel's ring; $key"; fi
         fi
     fi
-    if [ "${step%%-*}" = autoreg ] && [ "$result" = PASS ]; then
+    if [ "$step" = autoreg ] && [ "$result" = PASS ]; then
         n=$(grep -c 'zero-copy: a call through MPI mapped' "$log")
         failed_maps=$(grep -c "zero-copy: mapping the peers' buffers failed" "$log")
         if [ "$n" -gt 0 ] && [ "$failed_maps" -eq 0 ]; then key="$key; calls mapped zero-copy ($n first-call lines)"
         else result=FAIL; key="$n first-call mapped lines, $failed_maps failed mappings; $key"; fi
+    fi
+    if [ "$step" = autoreg-persistent ] && [ "$result" = PASS ]; then
+        n=$(grep -c 'zero-copy: a persistent request mapped' "$log")
+        failed_maps=$(grep -c "zero-copy: mapping the peers' buffers failed" "$log")
+        if [ "$n" -gt 0 ] && [ "$failed_maps" -eq 0 ]; then key="$key; persistent requests mapped at initialization ($n first lines)"
+        else result=FAIL; key="$n first persistent-mapping lines, $failed_maps failed mappings; $key"; fi
     fi
     if [ "${step%%-*}" = hier ] && [ "$result" = PASS ]; then
         n=$(grep -c ': hier (' "$log")
