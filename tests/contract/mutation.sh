@@ -1,8 +1,8 @@
 #!/bin/sh
 # Mutation run (`make mutation`, not part of `make check`): applies each mistake listed in
 # tests/contract/mutations.txt to the source tree, one at a time, rebuilds the library and the
-# team contract tests, and runs those tests until one fails. A mistake no test catches is a gap
-# in the contract model or its tests. The source file is restored after each mistake (also on
+# team contract tests (and the plug-in's zero-copy test), and runs those tests until one fails.
+# A mistake no test catches is a gap in the contract model or its tests. The source file is restored after each mistake (also on
 # interrupt) and touched, so the next build recompiles it. Results go to
 # tests/contract/mutation-results.txt (MUTATION_RESULTS= elsewhere); exit 1 when any was missed.
 # Environment: BUILD (build dir), SRCDIR (source dir), MPIRUN, MCOLL_TEST_NP (4), MUTATION_TIMEOUT
@@ -21,7 +21,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=no
 export MCOLL_CONTRACT_QUIET=1
 # The tests most likely to catch a mistake first.
 TESTS="mpi_team_kernel_view mpi_team_success mpi_team_alias mpi_team_faults mpi_team_shared_gpu mpi_team_span
-       mpi_team_killswitch mpi_team_killswitch_mcoll mpi_team_killswitch_wins"
+       mpi_team_killswitch mpi_team_killswitch_mcoll mpi_team_killswitch_wins mpi_zero_copy"
 
 tmp=$(mktemp -d)
 saved=
