@@ -26,7 +26,7 @@ extern "C" {
 /* API version: changes only when the API does (the package's version, in the file VERSION, is
  * another number). mcoll_version() gives the API version of the library actually loaded. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 6
+#define MCOLL_API_VERSION_MINOR 7
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -114,6 +114,13 @@ typedef struct {
     size_t oneshot_max;            /* allreduce and reduce up to this many bytes run one-shot (MCOLL_ONESHOT_MAX) */
     size_t ll_max;                 /* calls up to this many payload bytes take the LL protocol (MCOLL_LL_MAX,
                                       at most what the team's LL slots hold) */
+    /* API 0.7: the kernels' grids and waits */
+    int max_blocks;                /* most thread blocks of a kernel (MCOLL_MAX_BLOCKS: agreed, cut where
+                                      ranks share a GPU) */
+    int zero_copy_blocks;          /* most thread blocks of the wide grid (MCOLL_ZERO_COPY_BLOCKS, likewise) */
+    int store_inputs;              /* 1: two-shot reductions send their inputs by stores (MCOLL_STORE_INPUTS,
+                                      agreed: 1 only when every rank asked) */
+    unsigned poll_pause_ns;        /* this rank's pause before each barrier poll (MCOLL_POLL_PAUSE_NS) */
 } mcoll_comm_info_t;
 
 mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);

@@ -29,8 +29,8 @@ typedef struct {
     double other; /* bytes through a non-root rank's memory */
 } mb_hbm;
 
-/* The settings that choose the algorithms: the team's one-shot and LL limits as mcoll_comm_info
- * reports them (ll_max 0: no LL), and whether inputs move by stores (MCOLL_STORE_INPUTS). */
+/* The settings that choose the algorithms, as mcoll_comm_info reports the team's: the one-shot
+ * and LL limits (ll_max 0: no LL) and whether inputs move by stores (MCOLL_STORE_INPUTS). */
 typedef struct {
     size_t oneshot_max;
     size_t ll_max;

@@ -231,15 +231,20 @@ static void print_settings(const mb_report *rep, const mb_options *o)
         out(rep, "# %-17s off (-c 0): #wrong shows N/A\n", "check");
 }
 
-/* Allreduce and reduce up to this size run one-shot: what the ranks agreed on where mcoll's
- * communicator is there, else what the environment asks for. */
-static size_t oneshot_max(const mb_ctx *ctx, size_t *ll_max)
+/* The protocol the hbm columns count: what the ranks agreed on where mcoll's communicator is
+ * there, else what the environment asks for. */
+static void protocol_of(const mb_ctx *ctx, mb_protocol *proto)
 {
     mcoll_comm_info_t info;
-    *ll_max = 0;
-    if (!ctx || !ctx->mcoll || mcoll_comm_info(ctx->mcoll, &info) != MCOLL_SUCCESS) return mb_oneshot_max();
-    *ll_max = info.ll_max;
-    return info.oneshot_max;
+    if (!ctx || !ctx->mcoll || mcoll_comm_info(ctx->mcoll, &info) != MCOLL_SUCCESS) {
+        proto->oneshot_max = mb_oneshot_max();
+        proto->ll_max = 0;
+        proto->store_inputs = mb_store_inputs();
+        return;
+    }
+    proto->oneshot_max = info.oneshot_max;
+    proto->ll_max = info.ll_max;
+    proto->store_inputs = info.store_inputs;
 }
 
 /* What the hbm columns count; shared: ranks share GPUs (1), not (0), not known yet (-1). */
@@ -248,14 +253,15 @@ static void print_hbm(const mb_report *rep, const mb_ctx *ctx, int shared)
     static const char *const gpu[] = { "the busiest rank's, or all ranks' over the GPUs they share",
                                        "the busiest rank's", "all ranks' over the GPUs they share" };
     char osm[32], llm[32];
-    size_t ll_max;
-    bench_format_bytes(oneshot_max(ctx, &ll_max), osm, sizeof osm);
-    bench_format_bytes(ll_max, llm, sizeof llm);
+    mb_protocol proto;
+    protocol_of(ctx, &proto);
+    bench_format_bytes(proto.oneshot_max, osm, sizeof osm);
+    bench_format_bytes(proto.ll_max, llm, sizeof llm);
     out(rep, "# %-17s bytes a call moves through the busiest rank's GPU memory, from the algorithm's\n", "hbm");
     out(rep, "# %-17s byte count (benchmarks/README.md), in units of the size; hbmbw = bytes through\n", "");
     out(rep, "# %-17s one GPU's memory (%s) / time;\n", "", gpu[shared + 1]);
     out(rep, "# %-17s mcoll peers on the unicast engine; one-shot up to %s (MCOLL_ONESHOT_MAX)\n", "", osm);
-    if (ll_max)
+    if (proto.ll_max)
         out(rep, "# %-17s calls whose payload is up to %s take the LL protocol (MCOLL_LL_MAX), with its count\n", "",
             llm);
 }
@@ -403,8 +409,7 @@ static int hbm_bytes(const mb_ctx *ctx, const mb_op *op, int in_place, const mb_
 {
     mb_hbm h;
     mb_protocol proto;
-    proto.oneshot_max = oneshot_max(ctx, &proto.ll_max);
-    proto.store_inputs = mb_store_inputs();
+    protocol_of(ctx, &proto);
     if (!r->ran || mb_hbm_count(op->coll, r->path, op->shape.bytes, ctx->nranks, in_place, &proto, &h) != 0)
         return 0;
     *rank = mb_hbm_per_gpu(&h, ctx->nranks, ctx->nranks);

@@ -107,6 +107,13 @@ void check_comm_info(const char *name, mcoll_comm *mc, MPI_Comm comm)
         else if (env_emulate_multimem() && !strstr(info.nvls_reason, "multimem emulated"))
             case_fail("MCOLL_TEST_EMULATE_MULTIMEM=1 but nvls_reason \"%s\" does not say multimem is emulated",
                       info.nvls_reason);
+        say("info: blocks=%d/%d store_inputs=%d poll_pause_ns=%u", info.max_blocks, info.zero_copy_blocks,
+            info.store_inputs, info.poll_pause_ns);
+        if (info.max_blocks < 1 || info.max_blocks > 64 || info.zero_copy_blocks < 1 || info.zero_copy_blocks > 64)
+            case_fail("grid limits %d/%d outside 1..64", info.max_blocks, info.zero_copy_blocks);
+        if (info.store_inputs != 0 && info.store_inputs != 1) case_fail("store_inputs %d", info.store_inputs);
+        if (!getenv("MCOLL_POLL_PAUSE_NS") && info.poll_pause_ns != 100)
+            case_fail("poll_pause_ns %u without MCOLL_POLL_PAUSE_NS, want the default 100", info.poll_pause_ns);
         if (info.team_size != size) case_fail("team_size %d, want %d", info.team_size, size);
         if (info.rank != rank) case_fail("rank %d, want %d", info.rank, rank);
         if (info.device != device) case_fail("device %d, but the current GPU is %d", info.device, device);
