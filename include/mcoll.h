@@ -117,7 +117,8 @@ typedef struct {
     /* API 0.7: the kernels' grids and waits */
     int max_blocks;                /* most thread blocks of a kernel (MCOLL_MAX_BLOCKS: agreed, cut where
                                       ranks share a GPU) */
-    int zero_copy_blocks;          /* most thread blocks of the wide grid (MCOLL_ZERO_COPY_BLOCKS, likewise) */
+    int zero_copy_blocks;          /* most thread blocks of the wide grid: the larger of max_blocks and
+                                      MCOLL_ZERO_COPY_BLOCKS (agreed and cut likewise) */
     int store_inputs;              /* 1: two-shot reductions send their inputs by stores (MCOLL_STORE_INPUTS,
                                       agreed: 1 only when every rank asked) */
     unsigned poll_pause_ns;        /* this rank's pause before each barrier poll (MCOLL_POLL_PAUSE_NS) */

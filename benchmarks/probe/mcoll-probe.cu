@@ -234,10 +234,12 @@ int main(int argc, char **argv) {
         for (size_t pause : pauses)
         for (size_t blocks : grids)
             for (size_t bytes : sizes) {
-                for (Gpu &x : gpus) x.team.poll_pause_ns = x.direct.poll_pause_ns = (unsigned)pause;
-                for (Gpu &x : gpus) x.team.max_blocks = x.direct.max_blocks = (int)blocks;
-                /* The direct kernel's grid follows direct_blocks for slots of 16 MiB and up. */
-                for (Gpu &x : gpus) x.direct.direct_blocks = (int)blocks;
+                for (Gpu &x : gpus) {
+                    x.team.poll_pause_ns = x.direct.poll_pause_ns = (unsigned)pause;
+                    x.team.max_blocks = x.direct.max_blocks = (int)blocks;
+                    /* The direct kernel's grid follows direct_blocks for slots of 16 MiB and up. */
+                    x.direct.direct_blocks = (int)blocks;
+                }
                 std::vector<double> per_call(calls, 0);
                 std::vector<std::vector<uint64_t>> before(ngpus, std::vector<uint64_t>(MCOLL_MAX_BLOCKS)),
                     after = before;

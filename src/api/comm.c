@@ -75,7 +75,8 @@ mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info)
     info->oneshot_max = t->dev.oneshot_max;
     info->ll_max = t->dev.ll_max;
     info->max_blocks = t->dev.max_blocks;
-    info->zero_copy_blocks = t->dev.direct_blocks ? t->dev.direct_blocks : t->dev.max_blocks;
+    /* The wide grid is the larger of the two limits (collectives/schedule.cuh, layout_rows). */
+    info->zero_copy_blocks = t->dev.direct_blocks > t->dev.max_blocks ? t->dev.direct_blocks : t->dev.max_blocks;
     info->store_inputs = t->dev.store_inputs;
     info->poll_pause_ns = t->dev.poll_pause_ns;
     return MCOLL_SUCCESS;

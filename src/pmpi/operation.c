@@ -75,8 +75,8 @@ static int root_scratch(mcoll_nbop *op, mcoll_call *e, mcoll_stage **st)
     return MPI_SUCCESS;
 }
 
-/* The engine hook with the launch only (engine.h), then an event after it. */
-static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
+/* The engine hook with the launch only (engine.h), a persistent request's windows held. */
+static mcoll_result run_hook(mcoll_nbop *op, mcoll_call *e)
 {
     mcoll_result rc;
     mcoll_engine_launch_only(1);
@@ -84,6 +84,13 @@ static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
     rc = e->coll->engine(e, &op->d);
     mcoll_engine_hold(NULL);
     mcoll_engine_launch_only(0);
+    return rc;
+}
+
+/* The hook's launch, then an event after it. */
+static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
+{
+    mcoll_result rc = run_hook(op, e);
     if (rc == MCOLL_SUCCESS) {
         op->engine = e->cs->engine;
         /* Without an event the call cannot be waited for later: wait now, then report. */
@@ -100,11 +107,7 @@ void mcoll_nbop_map_once(mcoll_nbop *op)
     mcoll_call e = op->call;
     if (!op->persistent || op->d.path != MCOLL_PATH_ENGINE || !op->d.zero_copy) return;
     /* The hook as a start calls it (no resident kernel, no wait), stopping after the mapping. */
-    mcoll_engine_launch_only(1);
-    mcoll_engine_hold(&op->held);
-    (void)e.coll->engine(&e, &op->d);
-    mcoll_engine_hold(NULL);
-    mcoll_engine_launch_only(0);
+    (void)run_hook(op, &e);
 }
 
 static mcoll_nbop *op_of(mcoll_async_job *job) { return (mcoll_nbop *)((char *)job - offsetof(mcoll_nbop, job)); }

@@ -30,7 +30,7 @@ static void alias_case(const char *name, mcoll_tristate nvls, size_t buffer_size
         CHECK(info.oneshot_max == t->oneshot_max && info.oneshot_max == mcoll_settings_get()->oneshot_max);
         CHECK(info.ll_max == t->ll_max && info.ll_max <= mcoll_settings_get()->ll_max);
         CHECK(info.max_blocks == t->max_blocks && info.max_blocks <= mcoll_settings_get()->max_blocks);
-        CHECK(info.zero_copy_blocks == (t->direct_blocks ? t->direct_blocks : t->max_blocks) &&
+        CHECK(info.zero_copy_blocks == (t->direct_blocks > t->max_blocks ? t->direct_blocks : t->max_blocks) &&
               info.zero_copy_blocks <= mcoll_settings_get()->zero_copy_blocks);
         CHECK(info.store_inputs == t->store_inputs && info.store_inputs == mcoll_settings_get()->store_inputs);
         CHECK(info.poll_pause_ns == (unsigned)mcoll_settings_get()->poll_pause_ns);
