@@ -49,7 +49,7 @@ benchmarks: $(BENCH_PROGRAMS)
 # mcoll-floors: the GPU's latency floors (empty launch, graph, launch + wait by sync, query or
 # mapped flag, 8-byte copies), one CUDA program without MPI or libmcoll. A measuring tool of the
 # build tree (tests/gpu/run.sh runs it), not installed.
-$(BIN)/mcoll-floors: $(srcdir)/benchmarks/floors/mcoll-floors.cu
+$(BIN)/mcoll-floors: $(srcdir)/benchmarks/floors/mcoll-floors.cu $(srcdir)/benchmarks/floors/chained.cuh
 	@mkdir -p $(@D)
 	$(NVCC) $(ALL_NVCCFLAGS) $< -o $@ -lcuda
 

@@ -97,6 +97,8 @@ typedef struct mcoll_dev_team {
                                                   saw a peer die or MCOLL_TIMEOUT pass) */
     size_t ll_max;                             /* bytes up to which calls take the LL protocol
                                                   (agreed; at most mcoll_ll_capacity(size)) */
+    int pdl;                                   /* launch LL kernels with programmatic dependent
+                                                  launch (MCOLL_PDL, where mcoll_launch_pdl_available) */
 } mcoll_dev_team;
 
 /* Launch status codes (0 = launched). */
@@ -157,6 +159,10 @@ typedef struct mcoll_ll_call {
 /* 1 when the LL protocol can run `call` on this team (kind, size, datatype and op). */
 int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_call *call);
 int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream);
+/* 1 when the current device runs this build's LL kernel as sm_90 code or newer, whose first
+ * instructions wait for the kernels before it (collectives/ptx.cuh, griddep_wait): only then may
+ * it be launched with programmatic dependent launch. */
+int mcoll_launch_pdl_available(void);
 
 /* The resident kernel's command ring, in pinned host memory mapped into the device: the host
  * writes calls and `posted`; the kernel runs them in order, writes `done` after each (its

@@ -22,9 +22,14 @@ __device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const
     }
 }
 
+/* Launched with programmatic dependent launch (mcoll_dev_team::pdl), the kernel lets the next one
+ * on the stream launch at once and waits for the ones before it before it reads anything: the
+ * call count and the payload come from earlier kernels. */
 __global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__ mcoll_dev_team t,
                                                          const __grid_constant__ mcoll_ll_call c) {
     __shared__ uint4 stash[kLLStashPacks];
+    griddep_launch_dependents();
+    griddep_wait();
     LLCtrl *own = ll_ctrl(t, t.rank);
     const uint64_t count = own->count + 1;
     ll_run(t, c, count, stash);
@@ -131,8 +136,31 @@ extern "C" int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_cal
 
 extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream) {
     if (!mcoll_ll_supported(team, call)) return MCOLL_LAUNCH_UNSUPPORTED;
-    ll_kernel<<<1, kThreads, 0, (cudaStream_t)stream>>>(*team, *call);
+    if (!team->pdl) {
+        ll_kernel<<<1, kThreads, 0, (cudaStream_t)stream>>>(*team, *call);
+        return check_launch();
+    }
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(1);
+    cfg.blockDim = dim3(kThreads);
+    cfg.stream = (cudaStream_t)stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    (void)cudaLaunchKernelEx(&cfg, ll_kernel, *team, *call);
     return check_launch();
+}
+
+extern "C" int mcoll_launch_pdl_available(void) {
+    cudaFuncAttributes a;
+    if (cudaFuncGetAttributes(&a, ll_kernel) != cudaSuccess) {
+        (void)cudaGetLastError(); /* no GPU, or no image for it: plain launches */
+        return 0;
+    }
+    /* The code the GPU runs was compiled from sm_90 PTX or newer (a JIT of older PTX has no wait). */
+    return a.ptxVersion >= 90 && a.binaryVersion >= 90;
 }
 
 extern "C" int mcoll_launch_resident(const mcoll_dev_team *team, mcoll_ring *ring, uint64_t generation,

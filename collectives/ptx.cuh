@@ -69,6 +69,24 @@ __device__ __forceinline__ uint32_t ld_volatile_sys_u32(const volatile uint32_t 
 
 __device__ __forceinline__ void nanosleep_ns(uint32_t ns) { __nanosleep(ns); }
 
+/* Programmatic dependent launch (sm_90 and up; no-ops below, and in a kernel not launched with
+ * programmatic stream serialization). The first lets the next kernel on the stream launch now
+ * (it still waits in its own griddep_wait); the second waits until the kernels before this one
+ * have completed and their memory is visible. A kernel launched with the attribute must call
+ * griddep_wait before it touches anything an earlier kernel wrote: the host sets the attribute
+ * only for kernels built for sm_90 or newer (mcoll_launch_pdl_available). */
+__device__ __forceinline__ void griddep_launch_dependents() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void griddep_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ uint64_t globaltimer_ns() {
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));

@@ -26,7 +26,7 @@ extern "C" {
 /* API version: changes only when the API does (the package's version, in the file VERSION, is
  * another number). mcoll_version() gives the API version of the library actually loaded. */
 #define MCOLL_API_VERSION_MAJOR 0
-#define MCOLL_API_VERSION_MINOR 7
+#define MCOLL_API_VERSION_MINOR 8
 #define MCOLL_API_VERSION (MCOLL_API_VERSION_MAJOR * 1000 + MCOLL_API_VERSION_MINOR)
 
 /* ---------------------------------------------------------------------------------------------
@@ -122,6 +122,9 @@ typedef struct {
     int store_inputs;              /* 1: two-shot reductions send their inputs by stores (MCOLL_STORE_INPUTS,
                                       agreed: 1 only when every rank asked) */
     unsigned poll_pause_ns;        /* this rank's pause before each barrier poll (MCOLL_POLL_PAUSE_NS) */
+    /* API 0.8 */
+    int pdl;                       /* 1: this rank launches its low-latency kernels with programmatic
+                                      dependent launch (MCOLL_PDL, on a GPU and build that have it) */
 } mcoll_comm_info_t;
 
 mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info);

@@ -39,6 +39,9 @@
  *                 poll with acquire loads until it lands, __syncthreads), with no peers, by every
  *                 block of a grid of B blocks of 512 threads, one per multiprocessor (B = 1, 32,
  *                 64); GPU clock per barrier. What a grid's barriers cost by its size alone
+ *   launch pdl, graph pdl, exch graph, exch pdl
+ *                 kernels chained by programmatic dependent launch, and a two-GPU exchange per
+ *                 kernel in a graph (chained.cuh)
  *
  * Each row: the median and the least of R repetitions of N calls, in microseconds per call.
  * Usage: mcoll-floors [-n N] [-r R] [-h]. Exit 0, 2 on bad usage, 77 without a GPU. */
@@ -153,6 +156,8 @@ static double now_us()
     using namespace std::chrono;
     return duration<double, std::micro>(steady_clock::now().time_since_epoch()).count();
 }
+
+#include "chained.cuh"
 
 struct row {
     const char *name;
@@ -332,7 +337,10 @@ static void print_row(const row &r)
 {
     std::vector<double> v = r.per_call;
     std::sort(v.begin(), v.end());
-    printf("%-14s %10.2f %10.2f\n", r.name, v[v.size() / 2], v[0]);
+    if (v[0] < 0)
+        printf("%-14s %10s %10s\n", r.name, "n/a", "n/a");
+    else
+        printf("%-14s %10.2f %10.2f\n", r.name, v[v.size() / 2], v[0]);
 }
 
 int main(int argc, char **argv)
@@ -387,7 +395,10 @@ int main(int argc, char **argv)
                   {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}, {"ring echo", {}},
                   {"pointer attr", {}}, {"stream query", {}}, {"legacy query", {}}, {"legacy event", {}},
                   {"echo+read", {}}, {"slot echo", {}}, {"slot warp", {}}, {"barrier x1", {}},
-                  {"barrier x32", {}}, {"barrier x64", {}}};
+                  {"barrier x32", {}}, {"barrier x64", {}}, {"launch pdl", {}}, {"graph pdl", {}},
+                  {"exch graph", {}}, {"exch pdl", {}}};
+    cudaGraphExec_t pdl_exec = capture_pdl_graph(s, n);
+    exchange_pair pair = make_exchange_pair(ngpus, n);
     unsigned long long *hwords, *dwords;
     CHECK(cudaHostAlloc((void **)&hwords, (2 + kSlotWords) * sizeof *hwords, cudaHostAllocMapped));
     CHECK(cudaHostGetDevicePointer((void **)&dwords, hwords, 0));
@@ -424,7 +435,11 @@ int main(int argc, char **argv)
                        time_echo_any(s, n, ECHO_SLOT_WARP, hwords, dwords),
                        time_barriers(s, a, b, 1, n, counters, shared),
                        time_barriers(s, a, b, 32, n, counters, shared),
-                       time_barriers(s, a, b, 64, n, counters, shared)};
+                       time_barriers(s, a, b, 64, n, counters, shared),
+                       time_pdl_launches(s, a, b, n, nullptr),
+                       time_pdl_launches(s, a, b, n, pdl_exec),
+                       time_exchanges(pair, n, 0),
+                       time_exchanges(pair, n, 1)};
         if (r >= 0)
             for (int k = 0; k < nrows; k++)
                 rows[k].per_call.push_back(t[k]);
@@ -436,6 +451,8 @@ int main(int argc, char **argv)
     for (const row &r : rows)
         print_row(r);
     CHECK(cudaEventDestroy(marker));
+    CHECK(cudaGraphExecDestroy(pdl_exec));
+    free_exchange_pair(pair);
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
     CHECK(cudaFreeHost(hflag));

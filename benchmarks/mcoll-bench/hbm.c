@@ -38,7 +38,7 @@ int mb_store_inputs(void)
 /* Staged, through the data area (collectives/README.md):
  *   allreduce  one-shot (n + 3) S: copy in 2S, every rank reads my inputs nS, recvbuf S;
  *              two-shot 6S: copy in 2S, my inputs read S, results written S, copy out 2S;
- *   reduce     one-shot: root 4S, others 3S; two-shot: root 6S, others 3S;
+ *   reduce     one-shot (on 2 ranks at every size): root 4S, others 3S; two-shot: root 6S, others 3S;
  *   bcast      root reads S; others: their data area written S, copy out 2S (3S); scattered
  *              (above oneshot_max on 3 or more ranks) also their slice in and out 2S / (n - 1);
  *   reduce_scatter  copy in 2S, inputs read S, recvbuf S/n;
@@ -53,7 +53,7 @@ static void staged(bench_coll c, double S, int n, int in_place, size_t oneshot_m
         h->root = h->other = small ? (n + 3) * S : 6 * S;
         break;
     case BENCH_REDUCE:
-        h->root = small ? 4 * S : 6 * S;
+        h->root = small || n == 2 ? 4 * S : 6 * S;
         h->other = 3 * S;
         break;
     case BENCH_BCAST:

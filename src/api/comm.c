@@ -79,6 +79,7 @@ mcoll_result mcoll_comm_info(const mcoll_comm *comm, mcoll_comm_info_t *info)
     info->zero_copy_blocks = t->dev.direct_blocks > t->dev.max_blocks ? t->dev.direct_blocks : t->dev.max_blocks;
     info->store_inputs = t->dev.store_inputs;
     info->poll_pause_ns = t->dev.poll_pause_ns;
+    info->pdl = t->dev.pdl;
     return MCOLL_SUCCESS;
 }
 
@@ -89,9 +90,10 @@ mcoll_result mcoll_comm_describe(const mcoll_comm *comm, char *buf, size_t len)
     if (rc != MCOLL_SUCCESS || !buf) return rc ? rc : MCOLL_ERR_INVALID_ARG;
     snprintf(buf, len,
              "engine=%s ranks=%d gpus=%d ranks/gpu=%d mps=%s device=%d symmetric=%zu MiB handles=%s blocks=%d/%d "
-             "store_inputs=%s poll_pause=%u ns multicast=%s",
+             "store_inputs=%s poll_pause=%u ns pdl=%s multicast=%s",
              info.engine == MCOLL_ENGINE_NVLS ? "nvls" : "unicast", info.team_size, info.gpus, info.ranks_per_gpu,
              info.mps ? "on" : "off", info.device, info.symmetric_bytes >> 20, info.handle_type, info.max_blocks,
-             info.zero_copy_blocks, info.store_inputs ? "on" : "off", info.poll_pause_ns, info.nvls_reason);
+             info.zero_copy_blocks, info.store_inputs ? "on" : "off", info.poll_pause_ns, info.pdl ? "on" : "off",
+             info.nvls_reason);
     return MCOLL_SUCCESS;
 }

@@ -53,6 +53,8 @@ static const setting settings_table[] = {
      "largest number of thread blocks a zero-copy kernel uses on slots of 16 MiB and more (mcoll_mem_* buffers, the plug-in's mapped ones; smaller slots take MCOLL_MAX_BLOCKS)"},
     {"MCOLL_POLL_PAUSE_NS", "100", KIND_INT, FIELD(poll_pause_ns), 0, 10000,
      "nanoseconds a kernel waiting at a block barrier pauses before each look at its peers' arrival counters after the first (0: look back to back; hard polling of 64 blocks slows the GPUs' NVLink traffic)"},
+    {"MCOLL_PDL", "1", KIND_BOOL, FIELD(pdl), 0, 0,
+     "1: launch the low-latency kernels with programmatic dependent launch where the GPU has it (compute capability 9.0 and up), so that a kernel's launch overlaps the end of the kernel before it on the stream (in a CUDA graph too); 0: plain launches"},
     {"MCOLL_STORE_INPUTS", "1", KIND_BOOL, FIELD(store_inputs), 0, 0,
      "1: allreduce (two-shot) and reduce_scatter on the unicast engine send each rank's part of a slice to the rank that reduces it by NVLink stores into that rank's memory, which then reduces from its own memory; 0: that rank loads the parts from the others (agreed: 1 only when every rank asks)"},
     {"MCOLL_ONESHOT_MAX", "256K", KIND_SIZE, FIELD(oneshot_max), 0, 1 * GiB,

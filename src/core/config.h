@@ -26,6 +26,7 @@ typedef struct {
     size_t stage_chunk;        /* MCOLL_STAGE_CHUNK: pipelining chunk of the staged path */
     int max_blocks;            /* MCOLL_MAX_BLOCKS: kernel grid limit */
     int zero_copy_blocks;      /* MCOLL_ZERO_COPY_BLOCKS: the zero-copy kernels' grid limit */
+    int pdl;                   /* MCOLL_PDL: LL kernels by programmatic dependent launch */
     int poll_pause_ns;         /* MCOLL_POLL_PAUSE_NS: pause before each barrier poll after the first */
     int store_inputs;          /* MCOLL_STORE_INPUTS: two-shot allreduce and reduce_scatter send inputs by stores */
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */

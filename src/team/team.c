@@ -301,6 +301,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
     dev->oneshot_max = params->oneshot_max;
     dev->ll_max = params->ll_max < mcoll_ll_capacity(team->size) ? params->ll_max : mcoll_ll_capacity(team->size);
     dev->abort_flag = (const volatile uint32_t *)(uintptr_t)team->watch.flag_device;
+    dev->pdl = mcoll_settings_get()->pdl && mcoll_launch_pdl_available(); /* timing only: ranks may differ */
 }
 
 mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_team **out)

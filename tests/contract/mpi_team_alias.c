@@ -34,6 +34,7 @@ static void alias_case(const char *name, mcoll_tristate nvls, size_t buffer_size
               info.zero_copy_blocks <= mcoll_settings_get()->zero_copy_blocks);
         CHECK(info.store_inputs == t->store_inputs && info.store_inputs == mcoll_settings_get()->store_inputs);
         CHECK(info.poll_pause_ns == (unsigned)mcoll_settings_get()->poll_pause_ns);
+        CHECK(info.pdl == t->pdl && (!info.pdl || mcoll_settings_get()->pdl));
         if (nvls == MCOLL_OFF) {
             CHECK(strstr(info.nvls_reason, "multimem emulated") != NULL);
             CHECK(info.engine == MCOLL_ENGINE_UNICAST);

@@ -14,8 +14,9 @@
 #              MCOLL_DEBUG=INFO: must pass and log the library's "... share GPU ... without MPS"
 #              line (ranks sharing a GPU without MPS take the staged path)
 #   floors     build/bin/mcoll-floors: the GPU's latency floors (empty launch, graph, launch +
-#              sync/query/mapped-flag wait, 8-byte copies, a block barrier by grid size), one
-#              process, before the MPS daemon
+#              sync/query/mapped-flag wait, 8-byte copies, a block barrier by grid size, launches
+#              chained by PDL, a two-GPU exchange per kernel in a graph), one process, before the
+#              MPS daemon
 #   probe      build/bin/mcoll-probe on every GPU of the machine (two or more), one process, before
 #              the MPS daemon: the broadcast kernels on 32 and 64 blocks at 2, 8 and 32 MiB, with
 #              barrier polls back to back and with MCOLL_POLL_PAUSE_NS's 100 ns, each block
@@ -336,9 +337,10 @@ key_of() { # step log
             if [ -n "$problem" ]; then echo "$problem" | cut -c1-110
             else echo "${arch:-default targets}; $(find "$BUILD/tests/gpu" -maxdepth 1 -name 'gpu_*' -type f 2>/dev/null | wc -l) GPU test programs"; fi ;;
         guard) grep -E '^[0-9]+ passed, [0-9]+ failed' "$2" | tail -n 1 ;;
-        floors) awk '/^launch / { l = $2 } /^graph / { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
+        floors) awk '$1 == "launch" && $2 ~ /^[0-9]/ { l = $2 } $1 == "graph" && $2 ~ /^[0-9]/ { g = $2 } /^launch\+sync / { s = $2 } /^launch\+flag / { f = $2 }
                      /^barrier x32 / { b32 = $3 } /^barrier x64 / { b64 = $3 }
-                     END { printf "median us: launch %s, graph %s, launch+sync %s, launch+flag %s; barrier of 32 / 64 blocks %s / %s", l, g, s, f, b32, b64 }' "$2" ;;
+                     /^graph pdl / { gp = $3 } /^exch graph / { x = $3 } /^exch pdl / { xp = $3 }
+                     END { printf "median us: launch %s, graph %s (pdl %s), launch+sync %s, launch+flag %s; barrier of 32 / 64 blocks %s / %s; 2-GPU exchange in a graph %s (pdl %s)", l, g, gp, s, f, b32, b64, x, xp }' "$2" ;;
         probe) awk '$1 == "push" && $4 == 8388608 { m[$2 "/" $(NF-1)] = $7 }
                     END { printf "push kernel, 8 MiB, median us, blocks/pause ns: 32/0 %s, 64/0 %s, 32/100 %s, 64/100 %s",
                           m["32/0"], m["64/0"], m["32/100"], m["64/100"] }' "$2" ;;

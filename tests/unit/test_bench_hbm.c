@@ -48,6 +48,7 @@ int main(void)
     CHECK(near(busiest_as(BENCH_REDUCE_SCATTER, MB_PATH_ZERO_COPY, M, 4, 0, osm, 0, 1), 1.25)); /* loads */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, 64 * K, 4, 0, osm), 4));      /* root, one-shot */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm), 6));           /* root, two-shot */
+    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 2, 0, osm), 4));           /* 2 ranks: one-shot */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm), 2));        /* root */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_ZERO_COPY, M, 2, 1, osm), 2));        /* in place too */
     CHECK(near(busiest(BENCH_BCAST, MB_PATH_STAGED, 64 * K, 4, 0, osm), 3));

@@ -95,7 +95,29 @@ for arch in sm_90 sm_100; do
     expect "$arch" 'nanosleep\.u32[[:space:]]' "nanosleep (backoff of long waits)"
     expect "$arch" 'ld\.global\.v4\.b32[[:space:]]' "16-byte peer loads"
     expect "$arch" 'st\.global\.v4\.b32[[:space:]]' "16-byte peer stores"
+    # Programmatic dependent launch (MCOLL_PDL): the LL kernel lets the next kernel launch and
+    # waits for the ones before it ahead of any load or store but its parameters' (ptx.cuh).
+    first=$(awk '/\.entry .*ll_kernel/ { f = 1 }
+                 f && /griddepcontrol\.(wait|launch_dependents)|^[[:space:]]*(ld|st|atom|red)\./ && !/ld\.param/ {
+                     print $1; n++; if (n == 2) exit }' "$tmp/$arch/ll_run.ptx" | tr -d ';' | tr '\n' ' ')
+    if [ "$first" = "griddepcontrol.launch_dependents griddepcontrol.wait " ]; then
+        echo "ok   $arch: ll_kernel waits for the kernels before it first (griddepcontrol)"
+    else
+        echo "FAIL $arch: ll_kernel's first memory instructions are '$first', want griddepcontrol.launch_dependents and .wait"
+        status=1
+    fi
 done
+
+# Below sm_90 the griddepcontrol helpers are empty (mcoll_launch_pdl_available then keeps PDL off).
+cat > "$tmp/pdl.cu" <<'EOF'
+#include "ptx.cuh"
+__global__ void probe() { mcoll::griddep_launch_dependents(); mcoll::griddep_wait(); }
+EOF
+if ptx "$tmp/pdl.cu" "$tmp/pdl80.ptx" -arch=sm_80 > "$tmp/pdl.log" 2>&1 && ! grep -q griddepcontrol "$tmp/pdl80.ptx"; then
+    echo "ok   sm_80: no griddepcontrol"
+else
+    cat "$tmp/pdl.log"; echo "FAIL sm_80: griddepcontrol emitted or the helpers do not compile"; status=1
+fi
 
 # With MCOLL_NO_MULTIMEM (old nvcc) the helpers still compile, as traps.
 cat > "$tmp/trap.cu" <<'EOF'

@@ -478,7 +478,8 @@ static int check_bytes(void) {
                     /* Zero-copy by stores: its input read, every rank's part of its slice
                      * received and read, every slice's result received into recvbuf. */
                     case ALLREDUCE: want = mode == 2 ? 4 * S : shot ? 6 * S : (n + 3) * S; break;
-                    case REDUCE: want = shot ? (root ? 6 * S : 3 * S) : (root ? 4 * S : 3 * S); break;
+                    /* Two ranks reduce one-shot at every size (reduce_one_shot). */
+                    case REDUCE: want = shot && n > 2 ? (root ? 6 * S : 3 * S) : (root ? 4 * S : 3 * S); break;
                     default: want = 3 * S + S / n; break; /* reduce_scatter: the same either way */
                     }
                     if (m.hbm[r] != want) {
@@ -488,8 +489,15 @@ static int check_bytes(void) {
                     }
                 }
                 bad += m.failures;
+                /* Reduce on two ranks: root alone reduces, one-shot. */
+                if (coll == REDUCE && shot && n == 2)
+                    for (int r = 0; r < n; r++) {
+                        team.rank = r;
+                        const ReduceCall o = reduce_call(&team, nullptr, nullptr, S, k.root);
+                        if (o.two_shot || reduces(o, r) != (r == k.root)) bad++;
+                    }
                 /* Reduce: root reduces nothing and receives every reduced byte once. */
-                if (coll == REDUCE && shot) {
+                if (coll == REDUCE && shot && n > 2) {
                     team.rank = k.root;
                     const ReduceCall c = reduce_call(&team, nullptr, nullptr, S, k.root);
                     if (reduces(c, k.root) || c.nslots != n - 1) bad++;

@@ -107,8 +107,17 @@ void check_comm_info(const char *name, mcoll_comm *mc, MPI_Comm comm)
         else if (env_emulate_multimem() && !strstr(info.nvls_reason, "multimem emulated"))
             case_fail("MCOLL_TEST_EMULATE_MULTIMEM=1 but nvls_reason \"%s\" does not say multimem is emulated",
                       info.nvls_reason);
-        say("info: blocks=%d/%d store_inputs=%d poll_pause_ns=%u", info.max_blocks, info.zero_copy_blocks,
-            info.store_inputs, info.poll_pause_ns);
+        say("info: blocks=%d/%d store_inputs=%d poll_pause_ns=%u pdl=%d", info.max_blocks, info.zero_copy_blocks,
+            info.store_inputs, info.poll_pause_ns, info.pdl);
+        {
+            /* run.sh builds for the GPUs' own architecture, so a Hopper or newer GPU has PDL. */
+            int major = 0;
+            const char *pdl = getenv("MCOLL_PDL");
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+            if (pdl && !strcmp(pdl, "0") && info.pdl) case_fail("pdl on with MCOLL_PDL=0");
+            if (!pdl && major >= 9 && !info.pdl) case_fail("pdl off on a GPU of compute capability %d.x", major);
+            if (major < 9 && info.pdl) case_fail("pdl on a GPU of compute capability %d.x", major);
+        }
         if (info.max_blocks < 1 || info.max_blocks > 64 || info.zero_copy_blocks < 1 || info.zero_copy_blocks > 64)
             case_fail("grid limits %d/%d outside 1..64", info.max_blocks, info.zero_copy_blocks);
         if (info.store_inputs != 0 && info.store_inputs != 1) case_fail("store_inputs %d", info.store_inputs);
