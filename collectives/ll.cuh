@@ -180,7 +180,12 @@ __device__ __noinline__ void ll_receive_reduced(const mcoll_dev_team &t, const m
         }
         return;
     }
-    constexpr int kBatch = Unicast::kBatch;
+    /* One rank's line at a time (calls this large are beyond the default MCOLL_LL_MAX, and their
+     * lines were just polled, so they are in cache). Batches of peers made the resident kernel,
+     * which holds every datatype's reduction, need a 16 KiB stack per thread: the driver then
+     * reserves that for every thread the GPU can hold (4 GiB on an H200) for as long as the
+     * process lives. tests/unit/test_kernel_stack.sh keeps every LL kernel's stack at 0. */
+    constexpr int kBatch = 1;
     for (unsigned i = threadIdx.x; i < packs_of(c.bytes); i += kThreads) {
         Acc<K> acc = identity<K>();
         for (int base = 0; base < t.size; base += kBatch) {

@@ -53,23 +53,6 @@ static cudaError_t launch_chained(bool pdl, cudaStream_t s, void (*kernel)(Param
     return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 
-/* Microseconds per PDL launch of n empty kernels (exec: the captured graph), GPU clock. */
-static double time_pdl_launches(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int n, cudaGraphExec_t exec)
-{
-    float ms = 0;
-    CHECK(cudaStreamSynchronize(s));
-    CHECK(cudaEventRecord(a, s));
-    if (exec)
-        CHECK(cudaGraphLaunch(exec, s));
-    else
-        for (int i = 0; i < n; i++)
-            CHECK(launch_chained(true, s, pdl_empty_kernel));
-    CHECK(cudaEventRecord(b, s));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    return ms * 1e3 / n;
-}
-
 static cudaGraphExec_t capture_pdl_graph(cudaStream_t s, int n)
 {
     cudaGraph_t g;

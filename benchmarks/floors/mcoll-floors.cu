@@ -164,8 +164,9 @@ struct row {
     std::vector<double> per_call; /* one per repetition */
 };
 
-/* Microseconds per launch of n empty kernels, timed on the GPU. */
-static double time_launches(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int n, cudaGraphExec_t exec)
+/* Microseconds per launch of n empty kernels (chained by PDL: pdl_empty_kernel), timed on the GPU. */
+static double time_launches(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int n, cudaGraphExec_t exec,
+                            bool pdl = false)
 {
     float ms = 0;
     CHECK(cudaStreamSynchronize(s));
@@ -174,7 +175,10 @@ static double time_launches(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int n,
         CHECK(cudaGraphLaunch(exec, s));
     else
         for (int i = 0; i < n; i++)
-            empty_kernel<<<1, 1, 0, s>>>();
+            if (pdl)
+                CHECK(launch_chained(true, s, pdl_empty_kernel));
+            else
+                empty_kernel<<<1, 1, 0, s>>>();
     CHECK(cudaEventRecord(b, s));
     CHECK(cudaEventSynchronize(b));
     CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -436,8 +440,8 @@ int main(int argc, char **argv)
                        time_barriers(s, a, b, 1, n, counters, shared),
                        time_barriers(s, a, b, 32, n, counters, shared),
                        time_barriers(s, a, b, 64, n, counters, shared),
-                       time_pdl_launches(s, a, b, n, nullptr),
-                       time_pdl_launches(s, a, b, n, pdl_exec),
+                       time_launches(s, a, b, n, nullptr, true),
+                       time_launches(s, a, b, n, pdl_exec, true),
                        time_exchanges(pair, n, 0),
                        time_exchanges(pair, n, 1)};
         if (r >= 0)

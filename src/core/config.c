@@ -11,7 +11,7 @@
 #include "config.h"
 #include "log.h"
 
-typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_HIER, KIND_SIZE, KIND_SIZE_OR_OFF, KIND_INT } setting_kind;
+typedef enum { KIND_LOGLEVEL, KIND_SUBSYS, KIND_TEXT, KIND_BOOL, KIND_TRISTATE, KIND_ENGINE, KIND_HIER, KIND_SIZE, KIND_SIZE_OR_OFF, KIND_SIZE_OR_AUTO, KIND_INT } setting_kind;
 
 typedef struct {
     const char *name;
@@ -59,8 +59,8 @@ static const setting settings_table[] = {
      "1: allreduce (two-shot) and reduce_scatter on the unicast engine send each rank's part of a slice to the rank that reduces it by NVLink stores into that rank's memory, which then reduces from its own memory; 0: that rank loads the parts from the others (agreed: 1 only when every rank asks)"},
     {"MCOLL_ONESHOT_MAX", "256K", KIND_SIZE, FIELD(oneshot_max), 0, 1 * GiB,
      "largest allreduce (bytes) done one-shot; larger ones are two-shot"},
-    {"MCOLL_LL_MAX", "2K", KIND_SIZE, FIELD(ll_max), 0, 1 * GiB,
-     "largest call (bytes of payload) taking the low-latency protocol: one block, flags carried with the data (the default as measured on one GPU; 0: never; at most what the team's LL slots hold; agreed: the smallest value of any rank)"},
+    {"MCOLL_LL_MAX", "auto", KIND_SIZE_OR_AUTO, FIELD(ll_max), 0, 1 * GiB,
+     "largest call (bytes of payload) taking the low-latency protocol: one block, flags carried with the data (auto: as measured for the team's shape, 8K for two ranks on two GPUs, 2K otherwise; 0: never; at most what the team's LL slots hold; agreed: the smallest value of any rank)"},
     {"MCOLL_RESIDENT", "1", KIND_BOOL, FIELD(resident), 0, 0,
      "1: blocking calls through MPI that take the low-latency protocol (and nonblocking and persistent ones with MCOLL_RESIDENT_NONBLOCKING=1) run in a kernel that stays resident between calls (no launch per call); 0: a launch per call"},
     {"MCOLL_RESIDENT_NONBLOCKING", "0", KIND_BOOL, FIELD(resident_nonblocking), 0, 0,
@@ -187,8 +187,14 @@ static int apply(const setting *s, const char *text)
         if (mcoll_parse_tristate(text, &tri) || tri == MCOLL_TRISTATE_AUTO) return -1;
         *(int *)field = tri == MCOLL_ON;
         return 0;
+    case KIND_SIZE_OR_AUTO:
+        if (!strcasecmp(text, "auto")) {
+            *(size_t *)field = MCOLL_SIZE_AUTO;
+            return 0;
+        }
+        /* fall through */
     case KIND_SIZE_OR_OFF:
-        if (!strcasecmp(text, "off")) text = "0";
+        if (s->kind == KIND_SIZE_OR_OFF && !strcasecmp(text, "off")) text = "0";
         /* fall through */
     case KIND_SIZE:
         if (mcoll_parse_size(text, &size) || (long long)size < s->min || (long long)size > s->max) return -1;

@@ -12,6 +12,9 @@
  * decomposition). */
 typedef enum { MCOLL_HIER_AUTO = 0, MCOLL_HIER_OFF, MCOLL_HIER_MPI } mcoll_hier_mode;
 
+/* A size setting left to "auto": its consumer picks by what it knows (KIND_SIZE_OR_AUTO). */
+#define MCOLL_SIZE_AUTO ((size_t)-1)
+
 typedef struct {
     int debug;                 /* MCOLL_DEBUG: log level */
     unsigned debug_subsys;     /* MCOLL_DEBUG_SUBSYS: mask of MCOLL_SUBSYS_* (log.h) */
@@ -30,7 +33,8 @@ typedef struct {
     int poll_pause_ns;         /* MCOLL_POLL_PAUSE_NS: pause before each barrier poll after the first */
     int store_inputs;          /* MCOLL_STORE_INPUTS: two-shot allreduce and reduce_scatter send inputs by stores */
     size_t oneshot_max;        /* MCOLL_ONESHOT_MAX: largest allreduce (bytes) run one-shot */
-    size_t ll_max;             /* MCOLL_LL_MAX: largest payload (bytes) taking the LL protocol */
+    size_t ll_max;             /* MCOLL_LL_MAX: largest payload (bytes) taking the LL protocol;
+                                  MCOLL_SIZE_AUTO: the team's measured value (team.c) */
     int resident;              /* MCOLL_RESIDENT: blocking LL calls through MPI in a resident kernel */
     int resident_nonblocking;  /* MCOLL_RESIDENT_NONBLOCKING: nonblocking and persistent LL calls through its ring too */
     int resident_idle_us;      /* MCOLL_RESIDENT_IDLE_US: idle time after which the resident kernel ends */

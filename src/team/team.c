@@ -230,6 +230,24 @@ static void learn_world_ranks(mcoll_team *team)
     PMPI_Group_free(&mine);
 }
 
+/* MCOLL_LL_MAX=auto: the largest payload at which the one-block LL kernel still beat the launched
+ * kernels, by team shape, as measured (benchmarks/NOTES.md); shapes not measured take 2 KiB. */
+static size_t ll_max_auto(const mcoll_team *team)
+{
+    static const struct {
+        int ranks, shared; /* team size; 1 when ranks share GPUs */
+        size_t ll_max;
+    } measured[] = {
+        {2, 0, 8 << 10}, /* 2 x H200 over NVLink: 4 and 8 KiB faster with LL, 16 KiB slower (2026-11-28) */
+        {2, 1, 2 << 10}, /* one H100, 2 ranks under MPS: LL slower from 4 KiB (2026-11-24) */
+        {4, 1, 2 << 10}, /* the same at 4 ranks */
+    };
+    const int shared = team->sharing.ranks_per_gpu > 1;
+    for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
+        if (measured[i].ranks == team->size && measured[i].shared == shared) return measured[i].ll_max;
+    return 2 << 10;
+}
+
 /* One allreduce gives every setting's smallest and largest value over the ranks. The smaller
  * block count and one-shot limit win (each rank's layout and algorithm must match), and the
  * longer timeout (no rank gives up on a peer that is still within its own patience). A rank
@@ -243,7 +261,7 @@ static int agree_params(mcoll_team *team, const mcoll_config *config, agreed_par
                               "MCOLL_MAX_BLOCKS");
     mine[1] = (int64_t)settings->oneshot_max;
     mine[2] = settings->timeout_s;
-    mine[3] = (int64_t)settings->ll_max;
+    mine[3] = (int64_t)(settings->ll_max == MCOLL_SIZE_AUTO ? ll_max_auto(team) : settings->ll_max);
     mine[4] = blocks_that_fit(team, settings->zero_copy_blocks, "MCOLL_ZERO_COPY_BLOCKS"); /* the table keeps it <= 64 */
     mine[5] = settings->store_inputs;
     if (!mcoll_agree_range(team->comm, mine, lo, hi, 6)) return 0;

@@ -290,6 +290,21 @@ static void free_and_reallocate(coll_api *api, size_t n)
     case_end();
 }
 
+/* Every kernel the calls above need has run by now (small blocking calls in the resident kernel
+ * included): none may have grown the context's stack limit (1 KiB per thread by default), which
+ * makes the driver reserve that much local memory for every thread the GPU can hold, for the rest
+ * of the process (tests/unit/test_kernel_stack.sh checks the LL kernels when they are built). */
+static void stack_limit(coll_api *api)
+{
+    size_t stack = 0;
+    if (!case_begin("%s/kernels/stack-limit", api->name)) return;
+    if (cudaDeviceGetLimit(&stack, cudaLimitStackSize) != cudaSuccess)
+        case_fail("cudaDeviceGetLimit(cudaLimitStackSize) failed");
+    else if (stack > 1024)
+        case_fail("the stack limit grew to %zu bytes per thread: a kernel needs that much local memory", stack);
+    case_end();
+}
+
 int main(int argc, char **argv)
 {
     gpu_opts opts;
@@ -313,5 +328,6 @@ int main(int argc, char **argv)
     /* The engines still work after the errors. */
     c = reduction(COLL_ALLREDUCE, TT_FLOAT, OP_SUM, 1023, MEM_DEVICE);
     case_run(&api, &c);
+    stack_limit(&api);
     return harness_finish();
 }

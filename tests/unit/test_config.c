@@ -10,7 +10,7 @@
 
 static const char *const vars[] = {"MCOLL_DEBUG", "MCOLL_DEBUG_SUBSYS", "MCOLL_DEBUG_FILE", "MCOLL_DISABLE", "MCOLL_NVLS", "MCOLL_ENGINE", "MCOLL_BUFFER_SIZE",
                                    "MCOLL_CUDA_AWARE", "MCOLL_STAGE_CHUNK", "MCOLL_MAX_BLOCKS", "MCOLL_ONESHOT_MAX",
-                                   "MCOLL_MIN_RANKS", "MCOLL_TIMEOUT", "NCCL_NVLS_ENABLE"};
+                                   "MCOLL_MIN_RANKS", "MCOLL_TIMEOUT", "MCOLL_LL_MAX", "MCOLL_PDL", "NCCL_NVLS_ENABLE"};
 
 static const mcoll_settings *with(const char *name, const char *value)
 {
@@ -116,6 +116,10 @@ int main(void)
     CHECK(with("MCOLL_MAX_BLOCKS", "64")->max_blocks == 64);
     CHECK(with("MCOLL_MIN_RANKS", "1")->min_ranks == 1);
     CHECK(with("MCOLL_TIMEOUT", "0")->timeout_s == 0);
+    CHECK(with("MCOLL_LL_MAX", "auto")->ll_max == MCOLL_SIZE_AUTO);
+    CHECK(with("MCOLL_LL_MAX", "8K")->ll_max == 8u << 10);
+    CHECK(with("MCOLL_LL_MAX", "0")->ll_max == 0);
+    CHECK(with("MCOLL_PDL", "0")->pdl == 0);
 
     /* Bad values and out-of-range values: default kept, one warning naming the variable */
     rejected("MCOLL_ENGINE", "fast");
@@ -130,6 +134,9 @@ int main(void)
     CHECK(mcoll_settings_get()->max_blocks == 32);
     rejected("MCOLL_MAX_BLOCKS", "0");
     CHECK(mcoll_settings_get()->max_blocks == 32);
+    rejected("MCOLL_LL_MAX", "off");
+    CHECK(mcoll_settings_get()->ll_max == MCOLL_SIZE_AUTO);
+    CHECK(mcoll_settings_get()->pdl == 1);
     rejected("MCOLL_MIN_RANKS", "2x");
     CHECK(mcoll_settings_get()->min_ranks == 2);
     rejected("MCOLL_TIMEOUT", "-1");

@@ -5,22 +5,11 @@
 # MCOLL_NO_MULTIMEM the multimem helpers become traps. Needs only nvcc (no GPU, no cuobjdump).
 # Environment: BUILD (build dir), SRCDIR (source dir); NVCC optional.
 set -u
-SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BUILD:-$(pwd)/build}
-
-if [ -z "${NVCC:-}" ] && [ -f "$BUILD/../Makefile" ]; then
-    NVCC=$(sed -n 's/^NVCC *= *//p' "$BUILD/../Makefile" | head -n 1)
-fi
-[ -n "${NVCC:-}" ] || NVCC=$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
-if [ ! -x "$NVCC" ]; then
-    echo "skip: nvcc not found (set NVCC=)"
-    exit 77
-fi
+. "$(dirname "$0")/nvcc_env.sh"
 if [ -f "$BUILD/../Makefile" ] && grep -q 'MCOLL_NO_MULTIMEM' "$BUILD/../Makefile"; then
     echo "skip: configure disabled the multicast kernels (nvcc cannot assemble multimem)"
     exit 77
 fi
-CUDA_INC=$(cd "$(dirname "$NVCC")/.." && pwd)/include
 # PTX of one source with the build's include paths: ptx SRC OUT [nvcc options]
 ptx() {
     src=$1 out=$2
