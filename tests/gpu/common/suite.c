@@ -7,7 +7,9 @@
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const size_t counts_full[] = {0, 1, 2, 3, 7, 1023, ((size_t)1 << 20) + 3};
-static const size_t counts_quick[] = {0, 1, 7, 1023};
+/* Quick runs keep one count above every LL threshold (8 KiB of payload on two GPUs), so that the
+ * launched and zero-copy kernels run for every datatype too. */
+static const size_t counts_quick[] = {0, 1, 7, 1023, ((size_t)1 << 14) + 3};
 static const size_t blocks_full[] = {0, 1, 2, 3, 7, 1023, ((size_t)1 << 18) + 3};
 
 /* in_place, misalign */
@@ -160,7 +162,7 @@ void suite_bcast(coll_api *api)
 {
     static const type_id full_types[] = {TT_BYTE, TT_FLOAT16, TT_FLOAT, TT_DOUBLE, TT_UINT64};
     static const type_id quick_types[] = {TT_BYTE, TT_FLOAT16, TT_DOUBLE};
-    static const size_t quick_counts[] = {1, 3, 1023};
+    static const size_t quick_counts[] = {1, 3, 1023, ((size_t)1 << 14) + 3};
     const type_id *types = report_quick() ? quick_types : full_types;
     size_t ntypes = report_quick() ? LEN(quick_types) : LEN(full_types);
     const size_t *counts = report_quick() ? quick_counts : counts_full;
