@@ -219,16 +219,23 @@ __device__ __forceinline__ void ll_reduce_op(const mcoll_dev_team &t, const mcol
 __device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
                                                   uint4 *stash);
 
-/* One LL call by the whole block; `count` is this call's number, `stash` the block's shared
- * memory of kLLStashPacks packs. */
-__device__ __forceinline__ void ll_run(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count, uint4 *stash) {
+/* One LL call by the whole block; `count` is this call's number. `reduce()` receives a reduction
+ * (the run-time dispatch of ll_receive_reduction, or one datatype and op compiled in). */
+template <class Reduce>
+__device__ __forceinline__ void ll_run_with(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
+                                            Reduce reduce) {
     ll_push(t, c, count);
     __syncthreads(); /* in place: every input pack is read before any output is written */
     const bool reduces =
         c.kind == MCOLL_LL_ALLREDUCE || c.kind == MCOLL_LL_REDUCE_SCATTER || (c.kind == MCOLL_LL_REDUCE && t.rank == c.root);
-    if (reduces) ll_receive_reduction(t, c, count, stash);
+    if (reduces) reduce();
     else if (c.kind != MCOLL_LL_REDUCE) ll_receive_data(t, c, count);
     ll_release(t, c, count);
+}
+
+/* The same with any datatype and op; `stash` is the block's shared memory of kLLStashPacks packs. */
+__device__ __forceinline__ void ll_run(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count, uint4 *stash) {
+    ll_run_with(t, c, count, [&] { ll_receive_reduction(t, c, count, stash); });
 }
 
 } // namespace mcoll

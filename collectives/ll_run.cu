@@ -6,34 +6,73 @@
 
 namespace mcoll {
 
+/* Every datatype the LL reductions take, for the two switches below (MCOLL_LL_DTYPE(D) each). */
+#define MCOLL_LL_DTYPES                                                                                    \
+    MCOLL_LL_DTYPE(MCOLL_F32) MCOLL_LL_DTYPE(MCOLL_F64) MCOLL_LL_DTYPE(MCOLL_F16) MCOLL_LL_DTYPE(MCOLL_BF16)     \
+    MCOLL_LL_DTYPE(MCOLL_I32) MCOLL_LL_DTYPE(MCOLL_U32) MCOLL_LL_DTYPE(MCOLL_I64) MCOLL_LL_DTYPE(MCOLL_U64)      \
+    MCOLL_LL_DTYPE(MCOLL_I8) MCOLL_LL_DTYPE(MCOLL_U8) MCOLL_LL_DTYPE(MCOLL_I16) MCOLL_LL_DTYPE(MCOLL_U16)        \
+    MCOLL_LL_DTYPE(MCOLL_BYTE) MCOLL_LL_DTYPE(MCOLL_BOOL) MCOLL_LL_DTYPE(MCOLL_CF32) MCOLL_LL_DTYPE(MCOLL_CF64)  \
+    MCOLL_LL_DTYPE(MCOLL_F32_I32) MCOLL_LL_DTYPE(MCOLL_F64_I32) MCOLL_LL_DTYPE(MCOLL_I64_I32)                    \
+    MCOLL_LL_DTYPE(MCOLL_I32_I32) MCOLL_LL_DTYPE(MCOLL_I16_I32)
+
 __device__ __noinline__ void ll_receive_reduction(const mcoll_dev_team &t, const mcoll_ll_call &c, uint64_t count,
                                                   uint4 *stash) {
     switch (c.dtype) {
 #define MCOLL_LL_DTYPE(D) \
     case D: ll_reduce_op<D>(t, c, count, stash); break;
-    MCOLL_LL_DTYPE(MCOLL_F32) MCOLL_LL_DTYPE(MCOLL_F64) MCOLL_LL_DTYPE(MCOLL_F16) MCOLL_LL_DTYPE(MCOLL_BF16)
-    MCOLL_LL_DTYPE(MCOLL_I32) MCOLL_LL_DTYPE(MCOLL_U32) MCOLL_LL_DTYPE(MCOLL_I64) MCOLL_LL_DTYPE(MCOLL_U64)
-    MCOLL_LL_DTYPE(MCOLL_I8) MCOLL_LL_DTYPE(MCOLL_U8) MCOLL_LL_DTYPE(MCOLL_I16) MCOLL_LL_DTYPE(MCOLL_U16)
-    MCOLL_LL_DTYPE(MCOLL_BYTE) MCOLL_LL_DTYPE(MCOLL_BOOL) MCOLL_LL_DTYPE(MCOLL_CF32) MCOLL_LL_DTYPE(MCOLL_CF64)
-    MCOLL_LL_DTYPE(MCOLL_F32_I32) MCOLL_LL_DTYPE(MCOLL_F64_I32) MCOLL_LL_DTYPE(MCOLL_I64_I32)
-    MCOLL_LL_DTYPE(MCOLL_I32_I32) MCOLL_LL_DTYPE(MCOLL_I16_I32)
+    MCOLL_LL_DTYPES
 #undef MCOLL_LL_DTYPE
     default: break;
     }
 }
 
-/* Launched with programmatic dependent launch (mcoll_dev_team::pdl), the kernel lets the next one
- * on the stream launch at once and waits for the ones before it before it reads anything: the
- * call count and the payload come from earlier kernels. */
-__global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__ mcoll_dev_team t,
-                                                         const __grid_constant__ mcoll_ll_call c) {
-    __shared__ uint4 stash[kLLStashPacks];
+/* One launched call. Launched with programmatic dependent launch (mcoll_dev_team::pdl), the kernel
+ * lets the next one on the stream launch at once and waits for the ones before it before it
+ * reads anything: the call count and the payload come from earlier kernels. */
+template <class Run>
+__device__ __forceinline__ void ll_launched(const mcoll_dev_team &t, Run run) {
     griddep_launch_dependents();
     griddep_wait();
     LLCtrl *own = ll_ctrl(t, t.rank);
     const uint64_t count = own->count + 1;
-    ll_run(t, c, count, stash);
+    run(count);
     if (threadIdx.x == 0) own->count = count;
+}
+
+/* Calls that move data, and reductions of any datatype and op. */
+__global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__ mcoll_dev_team t,
+                                                         const __grid_constant__ mcoll_ll_call c) {
+    __shared__ uint4 stash[kLLStashPacks];
+    ll_launched(t, [&](uint64_t count) { ll_run(t, c, count, stash); });
+}
+
+/* A reduction with its datatype and op (kind K) compiled in: no run-time dispatch, and only this
+ * reduction's code for the GPU to fetch (the dispatch over every datatype cost the launched
+ * allreduce about 1 us against a bcast on 2 x H200; benchmarks/NOTES.md). */
+template <class K>
+__global__ void __launch_bounds__(kThreads, 1) ll_reduce_kernel(const __grid_constant__ mcoll_dev_team t,
+                                                                const __grid_constant__ mcoll_ll_call c) {
+    __shared__ uint4 stash[kLLStashPacks];
+    ll_launched(t, [&](uint64_t count) {
+        ll_run_with(t, c, count, [&] { ll_receive_reduced<K>(t, c, count, stash); });
+    });
+}
+
+using LLKernel = void (*)(mcoll_dev_team, mcoll_ll_call);
+
+/* The kernel a launched call takes: its reduction's own, or ll_kernel. */
+static LLKernel ll_kernel_for(const mcoll_ll_call &c) {
+    if (c.kind != MCOLL_LL_ALLREDUCE && c.kind != MCOLL_LL_REDUCE_SCATTER && c.kind != MCOLL_LL_REDUCE) return ll_kernel;
+    switch (c.dtype) {
+#define MCOLL_LL_DTYPE(D)                                                                             \
+    case D:                                                                                           \
+        return visit_op<D>((mcoll_op)c.op, (LLKernel)ll_kernel, [](auto o) -> LLKernel {              \
+            return ll_reduce_kernel<typename KindOf<D, decltype(o)::value>::type>;                    \
+        });
+    MCOLL_LL_DTYPES
+#undef MCOLL_LL_DTYPE
+    default: return ll_kernel;
+    }
 }
 
 static_assert(sizeof(mcoll_ll_call) == 48 && offsetof(mcoll_ring, call) % 16 == 0,
@@ -136,10 +175,6 @@ extern "C" int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_cal
 
 extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream) {
     if (!mcoll_ll_supported(team, call)) return MCOLL_LAUNCH_UNSUPPORTED;
-    if (!team->pdl) {
-        ll_kernel<<<1, kThreads, 0, (cudaStream_t)stream>>>(*team, *call);
-        return check_launch();
-    }
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -148,8 +183,8 @@ extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *
     cfg.blockDim = dim3(kThreads);
     cfg.stream = (cudaStream_t)stream;
     cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    (void)cudaLaunchKernelEx(&cfg, ll_kernel, *team, *call);
+    cfg.numAttrs = team->pdl ? 1 : 0;
+    (void)cudaLaunchKernelEx(&cfg, ll_kernel_for(*call), *team, *call);
     return check_launch();
 }
 

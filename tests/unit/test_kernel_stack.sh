@@ -26,13 +26,13 @@ awk '/Compiling entry function/ { entry = $NF; gsub(/[^A-Za-z0-9_]/, "", entry) 
      /cumulative stack size/ { for (i = 1; i < NF; i++) if ($(i + 1) == "bytes" && $(i + 2) == "cumulative") cum[entry] = $i + 0 }
      END {
          bad = 0; n = 0
-         for (f in frame) if (f ~ /ll_kernel|resident_kernel/) {
+         for (f in frame) if (f ~ /ll_kernel|ll_reduce_kernel|resident_kernel/) {
              n++
              s = frame[f] > cum[f] ? frame[f] : cum[f]
              printf "%s %s: %d bytes of stack\n", (s > 0 ? "FAIL" : "ok  "), f, s
              if (s > 0) bad = 1
          }
-         if (n < 2) { print "FAIL: did not find ll_kernel and resident_kernel in ptxas output"; bad = 1 }
+         if (n < 3) { print "FAIL: did not find ll_kernel, ll_reduce_kernel and resident_kernel in ptxas output"; bad = 1 }
          exit bad
      }' "$tmp/ptxas.log"
 status=$?

@@ -84,15 +84,20 @@ for arch in sm_90 sm_100; do
     expect "$arch" 'nanosleep\.u32[[:space:]]' "nanosleep (backoff of long waits)"
     expect "$arch" 'ld\.global\.v4\.b32[[:space:]]' "16-byte peer loads"
     expect "$arch" 'st\.global\.v4\.b32[[:space:]]' "16-byte peer stores"
-    # Programmatic dependent launch (MCOLL_PDL): the LL kernel lets the next kernel launch and
-    # waits for the ones before it ahead of any load or store but its parameters' (ptx.cuh).
-    first=$(awk '/\.entry .*ll_kernel/ { f = 1 }
-                 f && /griddepcontrol\.(wait|launch_dependents)|^[[:space:]]*(ld|st|atom|red)\./ && !/ld\.param/ {
-                     print $1; n++; if (n == 2) exit }' "$tmp/$arch/ll_run.ptx" | tr -d ';' | tr '\n' ' ')
-    if [ "$first" = "griddepcontrol.launch_dependents griddepcontrol.wait " ]; then
-        echo "ok   $arch: ll_kernel waits for the kernels before it first (griddepcontrol)"
+    # Programmatic dependent launch (MCOLL_PDL): every launched LL kernel (ll_kernel and each
+    # ll_reduce_kernel) lets the next kernel launch and waits for the ones before it ahead of any
+    # load or store but its parameters' (ptx.cuh).
+    bad=$(awk '/\.entry / { if (name != "" && seen != want) print name; name = ""; seen = ""
+                             if ($0 ~ /ll_kernel|ll_reduce_kernel/) { name = $NF; n = 0 } }
+               name != "" && n < 2 && (/griddepcontrol\.(wait|launch_dependents)/ || /^[[:space:]]*(ld|st|atom|red)\./) && !/ld\.param/ {
+                   seen = seen $1 " "; n++ }
+               END { if (name != "" && seen != want) print name }' \
+              want="griddepcontrol.launch_dependents; griddepcontrol.wait; " "$tmp/$arch/ll_run.ptx")
+    kernels=$(grep -cE '\.entry .*(ll_kernel|ll_reduce_kernel)' "$tmp/$arch/ll_run.ptx")
+    if [ -z "$bad" ] && [ "$kernels" -gt 1 ]; then
+        echo "ok   $arch: the $kernels launched LL kernels wait for the kernels before them first (griddepcontrol)"
     else
-        echo "FAIL $arch: ll_kernel's first memory instructions are '$first', want griddepcontrol.launch_dependents and .wait"
+        echo "FAIL $arch: LL kernels that touch memory before griddepcontrol.launch_dependents and .wait (of $kernels): $bad"
         status=1
     fi
 done
