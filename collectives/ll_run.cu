@@ -39,7 +39,9 @@ __device__ __forceinline__ void ll_launched(const mcoll_dev_team &t, Run run) {
     if (threadIdx.x == 0) own->count = count;
 }
 
-/* Calls that move data, and reductions of any datatype and op. */
+/* Calls that move data (launched reductions take ll_reduce_kernel). It is built with the run-time
+ * reduction all the same: without this second caller of ll_receive_reduction, ptxas gives the
+ * resident kernel a stack (168 bytes when tried; tests/unit/test_kernel_stack.sh). */
 __global__ void __launch_bounds__(kThreads, 1) ll_kernel(const __grid_constant__ mcoll_dev_team t,
                                                          const __grid_constant__ mcoll_ll_call c) {
     __shared__ uint4 stash[kLLStashPacks];
@@ -60,18 +62,19 @@ __global__ void __launch_bounds__(kThreads, 1) ll_reduce_kernel(const __grid_con
 
 using LLKernel = void (*)(mcoll_dev_team, mcoll_ll_call);
 
-/* The kernel a launched call takes: its reduction's own, or ll_kernel. */
+/* The kernel a launched call takes: ll_kernel, or its reduction's own (NULL for a pair the
+ * kernels do not reduce, which mcoll_ll_supported has refused already). */
 static LLKernel ll_kernel_for(const mcoll_ll_call &c) {
     if (c.kind != MCOLL_LL_ALLREDUCE && c.kind != MCOLL_LL_REDUCE_SCATTER && c.kind != MCOLL_LL_REDUCE) return ll_kernel;
     switch (c.dtype) {
 #define MCOLL_LL_DTYPE(D)                                                                             \
     case D:                                                                                           \
-        return visit_op<D>((mcoll_op)c.op, (LLKernel)ll_kernel, [](auto o) -> LLKernel {              \
+        return visit_op<D>((mcoll_op)c.op, (LLKernel) nullptr, [](auto o) -> LLKernel {               \
             return ll_reduce_kernel<typename KindOf<D, decltype(o)::value>::type>;                    \
         });
     MCOLL_LL_DTYPES
 #undef MCOLL_LL_DTYPE
-    default: return ll_kernel;
+    default: return nullptr;
     }
 }
 
@@ -174,7 +177,8 @@ extern "C" int mcoll_ll_supported(const mcoll_dev_team *team, const mcoll_ll_cal
 }
 
 extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream) {
-    if (!mcoll_ll_supported(team, call)) return MCOLL_LAUNCH_UNSUPPORTED;
+    const LLKernel kernel = mcoll_ll_supported(team, call) ? ll_kernel_for(*call) : nullptr;
+    if (!kernel) return MCOLL_LAUNCH_UNSUPPORTED;
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -184,7 +188,7 @@ extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *
     cfg.stream = (cudaStream_t)stream;
     cfg.attrs = attr;
     cfg.numAttrs = team->pdl ? 1 : 0;
-    (void)cudaLaunchKernelEx(&cfg, ll_kernel_for(*call), *team, *call);
+    (void)cudaLaunchKernelEx(&cfg, kernel, *team, *call);
     return check_launch();
 }
 

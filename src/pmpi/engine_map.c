@@ -17,7 +17,11 @@ static unsigned long long buffer_id(const void *p)
 
 void mcoll_engine_hold(mcoll_held_windows *h) { held = h; }
 
-/* A persistent request's launch: its windows go into the list for the launch only. Launches
+/* A persistent request's launch: its windows go into the list for the launch only. A buffer freed
+ * and allocated again at its address since the initialization (erroneous: the request names
+ * memory that is gone) leaves the peers mapping the old memory; the start compares this rank's
+ * buffers' ids with the initialization's (one driver query per buffer) and says so once, loudly,
+ * since mending the peers' view would take a collective step, which a start must not make. Launches
  * still queued on the team go first (they must not find them). */
 static int link_held(mcoll_comm *e)
 {

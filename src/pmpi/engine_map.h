@@ -27,12 +27,6 @@ typedef struct {
  * around the hook by the persistent request's initialization and starts (operation.c). */
 void mcoll_engine_hold(mcoll_held_windows *held);
 
-/* Freeing a persistent request's buffer and allocating memory again at its address before the
- * next start is erroneous (the request names the memory, which is gone): the peers' mappings
- * would be of the old memory. Each start compares this rank's buffers' ids with those of the
- * initialization (one driver query per buffer) and says so once, loudly; it cannot mend the
- * peers' view without a collective step, which a start must not make. */
-
 /* Map the call's n buffers when the decision says so and the team can run zero-copy (peer loads
  * and stores): 1 when mapped, alike on every rank. local_ok as for mcoll_call_windows_map.
  * With held windows set: where they are not made yet (the initialization), make them
