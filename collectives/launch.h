@@ -168,6 +168,10 @@ int mcoll_launch_pdl_available(void);
  * writes calls and `posted`; the kernel runs them in order, writes `done` after each (its
  * results visible to the host and the device by then) and `exited` = its generation when it
  * ends, which it does after an EXIT call, after `idle_ns` without a call, or on the abort flag.
+ * Before an idle end it writes `closing` = its generation and looks at `posted` once more; the
+ * host, after each post, looks at `closing` and `exited` (both sides with a full fence between):
+ * either the kernel sees the call and runs it, or the host sees the kernel end and starts
+ * another, never neither (ring.c, settle). `closing` goes back to 0 when the kernel goes on.
  * `posted` is the count of calls posted times 2, plus 1 when the newest call is the same as the
  * one before it: a kernel that ran that one still holds it and need not read the slot (each
  * read of host memory is a PCIe round trip; mcoll-floors, ring echo and echo+read). */
@@ -178,7 +182,8 @@ typedef struct mcoll_ring {
     volatile uint64_t pad0[7];
     volatile uint64_t done;      /* device: calls finished so far */
     volatile uint64_t exited;    /* device: generation of the kernel that ended last */
-    volatile uint64_t pad1[6];
+    volatile uint64_t closing;   /* device: generation of a kernel deciding to end idle, else 0 */
+    volatile uint64_t pad1[5];
     mcoll_ll_call call[MCOLL_RING_SLOTS];
 } mcoll_ring;
 

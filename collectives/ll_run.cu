@@ -89,7 +89,7 @@ enum RingStep { kRingStop = 0, kRingRun = 1, kRingExit = 2, kRingStale = 3 };
 
 /* Thread 0 waits for call number `done` (from 0): kRingRun (in *out), kRingExit (an EXIT call for
  * this generation), kRingStale (an EXIT for an earlier kernel that had ended idle before it came:
- * passed over), kRingStop (idle for idle_ns, or the abort flag). *out holds call number *held already (the last
+ * passed over), kRingStop (idle for idle_ns with nothing posted, or the abort flag). *out holds call number *held already (the last
  * one this kernel ran, or none: ~0): when the host marks call `done` the same as call done - 1,
  * and that is the one held, the slot is not read. */
 __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r, uint64_t done, uint64_t idle_ns,
@@ -115,7 +115,14 @@ __device__ __forceinline__ int ring_next(const mcoll_dev_team &t, mcoll_ring *r,
         }
         if (polls % kRingPollsPerCheck == 0) {
             if (t.abort_flag && ld_volatile_sys_u32(t.abort_flag)) return kRingStop;
-            if (globaltimer_ns() - since > idle_ns) return kRingStop;
+            if (globaltimer_ns() - since > idle_ns) {
+                /* Say so, then look once more: a call posted meanwhile is seen here, or the host
+                 * sees `closing` and waits to see whether this kernel ended (ring.c, settle). */
+                st_release_sys_u64((uint64_t *)&r->closing, generation);
+                fence_sc_sys();
+                if (ld_acquire_sys_u64((const uint64_t *)&r->posted) >> 1 == done) return kRingStop;
+                st_release_sys_u64((uint64_t *)&r->closing, 0);
+            }
         }
     }
 }

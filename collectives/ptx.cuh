@@ -41,6 +41,10 @@ __device__ __forceinline__ void st_release_sys_u64(uint64_t *p, uint64_t v) {
     asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(gaddr(p)), "l"(v) : "memory");
 }
 
+/* Every access of this thread before it, at system scope, is ordered before every one after it
+ * for every observer, the host included (a store then a load of another word: Dekker's order). */
+__device__ __forceinline__ void fence_sc_sys() { asm volatile("fence.sc.sys;" ::: "memory"); }
+
 /* The LL protocol's lines: one 16-byte access each, never cached (a peer writes them). */
 __device__ __forceinline__ void st_volatile_v4(void *p, uint4 v) {
     asm volatile("st.volatile.global.v4.u32 [%0], {%1,%2,%3,%4};"

@@ -32,9 +32,14 @@ struct mcoll_comm {
  * every launch, stream and resident-kernel use on the team passes here, so this is where the
  * queue's order is kept. */
 mcoll_result mcoll_comm_enter_context(mcoll_comm *comm);
-/* The same before a launch: then every call posted to the resident kernel's ring is waited for
- * and the kernel told to end (resident.h), so launches keep their order and no launched LL kernel
- * runs beside it. An error of that wait is returned (the ring is unusable from then on). */
+/* The same before a launch on `stream`: the resident kernel is told to end after the calls in
+ * its ring, and `stream` waits on the GPU until it has (resident.h, mcoll_resident_fence), so
+ * launches keep their order, no launched LL kernel runs beside it, and the caller never waits for
+ * the peers here. */
+mcoll_result mcoll_comm_enter_on(mcoll_comm *comm, struct CUstream_st *stream);
+/* The same before a use of the team that is not a launch on a stream: every call posted to the
+ * ring is waited for on the host and the kernel told to end. An error of that wait is returned
+ * (the ring is unusable from then on). */
 mcoll_result mcoll_comm_enter(mcoll_comm *comm);
 /* Only the context part of mcoll_comm_enter_context, without waiting: for a completion call that
  * starts the resident kernel again. */

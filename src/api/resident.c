@@ -91,16 +91,27 @@ static int ready(mcoll_comm *comm)
     return 1;
 }
 
+int mcoll_resident_exit_owed(const mcoll_resident *r)
+{
+    return r->exit_at && __atomic_load_n(&r->ring->done, __ATOMIC_ACQUIRE) + 1 < r->exit_at;
+}
+
 int mcoll_resident_start(mcoll_comm *comm)
 {
     mcoll_resident *r = &comm->resident;
     const uint64_t idle_ns = (uint64_t)mcoll_settings_get()->resident_idle_us * 1000;
-    int status = mcoll_launch_resident(&comm->team->dev, r->ring_device, ++r->generation, idle_ns, r->stream);
+    /* Calls before an EXIT not done yet (the kernel told to end had ended idle just before
+     * them): this kernel runs them and must end on that EXIT, so it is made this kernel's. A
+     * lone EXIT left unread stays the earlier kernel's, and this one passes over it. */
+    const int owed = mcoll_resident_exit_owed(r);
+    int status;
+    if (owed) r->ring->call[(r->exit_at - 1) % MCOLL_RING_SLOTS].reserved = r->generation + 1;
+    status = mcoll_launch_resident(&comm->team->dev, r->ring_device, ++r->generation, idle_ns, r->stream);
     if (status != MCOLL_LAUNCH_OK) {
         (void)mcoll_comm_launched(status, "resident");
         return 0;
     }
-    r->running = 1;
+    r->running = !owed;
     mcoll_resident_say(r, MCOLL_SAID_STARTED, "started; blocking LL calls through MPI run there");
     MCOLL_TRACE("resident kernel of ring %p: generation %llu launched", (void *)r, (unsigned long long)r->generation);
     return 1;
@@ -121,8 +132,9 @@ int mcoll_resident_take(mcoll_comm *comm)
         goto launch_instead;
     }
     if (!r->running) {
-        /* Calls launched on the team's stream come before this one. */
-        if (mcoll_cu.cuStreamQuery(comm->team->stream) != CUDA_SUCCESS) {
+        /* Calls launched on the team's stream come before this one, and so do ring calls a
+         * kernel told to end must still run. */
+        if (mcoll_resident_exit_owed(r) || mcoll_cu.cuStreamQuery(comm->team->stream) != CUDA_SUCCESS) {
             mcoll_resident_say(r, MCOLL_SAID_TEAM_BUSY,
                                "calls were still running on the team's stream: that call was launched after them");
             goto launch_instead;

@@ -7,12 +7,14 @@
  *
  * Blocking calls post and wait for their call; nonblocking and persistent ones post and return,
  * and their requests complete once the kernel's done count has passed their call's number
- * (mcoll_resident_test). So the ring may hold several calls: a post waits for a free slot. Any
- * other launch on the team first waits until the kernel has done every posted call, then tells
- * it to end (mcoll_resident_drain, from mcoll_comm_enter): launched LL kernels continue the LL
- * call count the resident kernel keeps in device memory and must not run beside it. The kernel
- * is started again only once the team's stream is idle, so ring calls and launched ones keep the
- * order in which they were made.
+ * (mcoll_resident_test). So the ring may hold several calls: a blocking post waits for a free
+ * slot, a nonblocking one that would take the last slot is launched instead. Any other launch on
+ * the team first tells the kernel to end after the calls posted (an EXIT call, in the slot kept
+ * for it) and makes its stream wait on the GPU until the kernel has ended (mcoll_resident_fence,
+ * from mcoll_comm_enter_on): launched LL kernels continue the LL call count the resident kernel
+ * keeps in device memory and must not run beside it, and a nonblocking start must not wait for
+ * the peers. The kernel is started again only once the team's stream is idle, so ring calls and
+ * launched ones keep the order in which they were made.
  *
  * One thread at a time posts, starts the kernel or waits for it (`lock`); the done count is read
  * without it. A forked child never touches its parent's ring (CUDA is not usable there). */
@@ -33,9 +35,12 @@ typedef struct mcoll_resident {
     CUstream stream;             /* non-blocking */
     uint64_t posted;             /* calls written to the ring (EXIT included) */
     uint64_t generation;         /* of the kernel launched last (0: none yet) */
+    uint64_t exit_at;            /* number of the last EXIT posted (0: none) */
     int running;                 /* launched, and not told to end (it may have ended idle) */
     int unusable;                /* setting up or restarting failed: calls are launched instead,
                                     and calls posted but not done will never be */
+    int host_waits;              /* the GPU cannot wait on the ring (cuStreamWaitValue32 refused):
+                                    launches wait for it on the host, as mcoll_resident_drain */
     unsigned forks;              /* the process's fork count when the ring was made */
     atomic_int lock;             /* 1 while a thread posts, starts the kernel or waits for it */
     unsigned said;               /* INFO lines already given (one per kind of event) */
@@ -54,8 +59,14 @@ int mcoll_resident_post(struct mcoll_comm *comm, const mcoll_ll_call *call, uint
  * error: a peer gone, the kernel could not be started again); 0 while it is under way. A kernel
  * that ended before reaching the call is started again here. */
 int mcoll_resident_test(struct mcoll_comm *comm, uint64_t ticket, mcoll_result *rc);
-/* Before any other launch on the team: wait until every posted call is done, then tell the
- * kernel to end. MCOLL_SUCCESS, or the error that ended the wait (the ring is unusable then). */
+/* Before any other launch on the team, on `stream`: tell the kernel to end after the calls
+ * posted, and make `stream` wait on the GPU until it has (where the driver cannot, the host
+ * waits, as mcoll_resident_drain). Never waits for the peers itself. MCOLL_SUCCESS, or the error
+ * of a host wait (the ring is unusable then). */
+mcoll_result mcoll_resident_fence(struct mcoll_comm *comm, struct CUstream_st *stream);
+/* Before any other use of the team that is not a launch on a stream: wait on the host until
+ * every posted call is done, then tell the kernel to end. MCOLL_SUCCESS, or the error that ended
+ * the wait (the ring is unusable then). */
 mcoll_result mcoll_resident_drain(struct mcoll_comm *comm);
 /* Drain, end the kernel, wait for it, free what it holds. */
 void mcoll_resident_free(struct mcoll_comm *comm);

@@ -6,7 +6,8 @@
 
 /* Events worth one INFO line per communicator. */
 enum {
-    MCOLL_SAID_STARTED = 1, MCOLL_SAID_LEGACY_BUSY = 2, MCOLL_SAID_TEAM_BUSY = 4, MCOLL_SAID_NONBLOCKING = 8
+    MCOLL_SAID_STARTED = 1, MCOLL_SAID_LEGACY_BUSY = 2, MCOLL_SAID_TEAM_BUSY = 4, MCOLL_SAID_NONBLOCKING = 8,
+    MCOLL_SAID_RING_FULL = 16
 };
 void mcoll_resident_say(mcoll_resident *r, unsigned what, const char *text);
 
@@ -24,6 +25,8 @@ int mcoll_resident_forked(const mcoll_resident *r);
 int mcoll_resident_take(mcoll_comm *comm);
 /* With the lock held, in the team's context: launch the kernel (again); 0 when that failed. */
 int mcoll_resident_start(mcoll_comm *comm);
+/* Calls before the last EXIT are not all done: a kernel must still run them and end there. */
+int mcoll_resident_exit_owed(const mcoll_resident *r);
 
 /* `visit` on every communicator of the process that has a ring (the list locked meanwhile; a
  * visitor may only trylock a ring, never wait for one). */

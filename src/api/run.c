@@ -44,6 +44,12 @@ mcoll_result mcoll_comm_enter(mcoll_comm *comm)
     return mcoll_resident_drain(comm);
 }
 
+mcoll_result mcoll_comm_enter_on(mcoll_comm *comm, struct CUstream_st *stream)
+{
+    MC_RETURN(mcoll_comm_enter_context(comm));
+    return mcoll_resident_fence(comm, stream);
+}
+
 int mcoll_comm_ll_form(const mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
                        mcoll_dtype dtype, mcoll_op op, int root, mcoll_ll_call *out)
 {
@@ -105,7 +111,7 @@ mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, voi
     mcoll_result rc;
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, stream, &rc)) return rc;
     if (mcoll_direct_allreduce(comm, sendbuf, recvbuf, count, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_allreduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
@@ -118,7 +124,7 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
     mcoll_result rc;
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_REDUCE, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
     if (mcoll_direct_reduce(comm, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
@@ -130,7 +136,7 @@ mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int
 {
     mcoll_result rc;
     if (!bytes) return MCOLL_SUCCESS;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_BCAST, buf, buf, bytes, MCOLL_BYTE, MCOLL_SUM, root, stream, &rc)) return rc;
     if (mcoll_direct_bcast(comm, buf, bytes, root, stream, &rc)) return rc;
     return launched(mcoll_launch_bcast(&comm->team->dev, access_of(comm), buf, bytes, root, stream), "bcast");
@@ -144,7 +150,7 @@ mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf
     /* In place: the input is the whole of recvbuf; this rank's block is written at its start,
      * each element after the kernel has copied in the inputs it overwrites. */
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, dtype, op, 0, stream, &rc)) return rc;
     if (mcoll_direct_reduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype, op, stream, &rc)) return rc;
     return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dtype,
@@ -158,7 +164,7 @@ mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, voi
     mcoll_result rc;
     if (!sendbytes) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)comm->team->rank * sendbytes;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, sendbytes, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
     if (mcoll_direct_allgather(comm, sendbuf, recvbuf, sendbytes, stream, &rc)) return rc;
     return launched(mcoll_launch_allgather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, sendbytes, stream),
@@ -184,7 +190,7 @@ mcoll_result mcoll_comm_run_allgatherv(mcoll_comm *comm, const void *sendbuf, si
         sendbuf = (const char *)recvbuf + displs[rank] * size;
         sendcount = recvcounts[rank];
     }
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_allgatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
                                             as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                             stream),
@@ -196,7 +202,7 @@ mcoll_result mcoll_comm_run_alltoall(mcoll_comm *comm, const void *sendbuf, void
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_alltoall(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, stream),
                     "alltoall");
 }
@@ -211,7 +217,7 @@ mcoll_result mcoll_comm_run_alltoallv(mcoll_comm *comm, const void *sendbuf, con
         sendcounts = recvcounts;
         sdispls = rdispls;
     }
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_alltoallv(&comm->team->dev, access_of(comm), sendbuf,
                                            as_bytes(comm, sendcounts, size, slens), as_bytes(comm, sdispls, size, soffs),
                                            recvbuf, as_bytes(comm, recvcounts, size, rlens),
@@ -224,7 +230,7 @@ mcoll_result mcoll_comm_run_gather(mcoll_comm *comm, const void *sendbuf, void *
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)root * count * size;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_gather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "gather");
 }
@@ -238,7 +244,7 @@ mcoll_result mcoll_comm_run_gatherv(mcoll_comm *comm, const void *sendbuf, size_
         sendbuf = (const char *)recvbuf + displs[root] * size;
         sendcount = recvcounts[root];
     }
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_gatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
                                          as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                          root, stream),
@@ -250,7 +256,7 @@ mcoll_result mcoll_comm_run_scatter(mcoll_comm *comm, const void *sendbuf, void 
 {
     if (!count) return MCOLL_SUCCESS;
     if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (size_t)root * count * size;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "scatter");
 }
@@ -264,7 +270,7 @@ mcoll_result mcoll_comm_run_scatterv(mcoll_comm *comm, const void *sendbuf, cons
         recvbuf = (char *)sendbuf + displs[root] * size;
         recvcount = sendcounts[root];
     }
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_scatterv(&comm->team->dev, access_of(comm), sendbuf,
                                           as_bytes(comm, sendcounts, size, lens), as_bytes(comm, displs, size, offs),
                                           recvbuf, recvcount * size, root, stream),
@@ -276,7 +282,7 @@ static mcoll_result run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbu
 {
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     return launched(mcoll_launch_scan(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, exclusive,
                                       stream),
                     exclusive ? "exscan" : "scan");
@@ -297,7 +303,7 @@ mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *
 mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream)
 {
     mcoll_result rc;
-    MC_RETURN(mcoll_comm_enter(comm));
+    MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_BARRIER, NULL, NULL, 0, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
     return launched(mcoll_launch_barrier(&comm->team->dev, access_of(comm), stream), "barrier");
 }

@@ -77,6 +77,11 @@
     X(cuExternalMemoryGetMappedBuffer, 10000)    \
     X(cuDestroyExternalMemory, 10000)
 
+/* Stream memory operations: a launch waits on the GPU for the resident kernel to end
+ * (src/api/ring.c). Optional: NULL, or CUDA_ERROR_NOT_SUPPORTED, and the host waits instead. */
+#define MCOLL_DRIVER_STREAM_WAIT(X)              \
+    X(cuStreamWaitValue32, 11070)
+
 /* Multicast: resolved only while the multicast switch allows it. */
 #define MCOLL_DRIVER_MULTICAST(X)                \
     X(cuMulticastGetGranularity, 12010)          \
@@ -92,6 +97,7 @@ typedef struct mcoll_driver {
     MCOLL_DRIVER_REQUIRED(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_VMM(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_USER_MEMORY(MCOLL_DRIVER_DECLARE)
+    MCOLL_DRIVER_STREAM_WAIT(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_MULTICAST(MCOLL_DRIVER_DECLARE)
 } mcoll_driver;
 

@@ -2,17 +2,19 @@
  * (src/api/resident.h), on the contract driver with real teams. No GPU runs here: the resident
  * kernel's launcher is replaced (linked with --wrap, tests/build.mk) by a thread that plays the
  * kernel on the ring, which the model keeps in host memory (its own device address): it runs the
- * posted calls in order, ends on an EXIT call or after MCOLL_RESIDENT_IDLE_US without one, and
- * writes `done` and `exited` as the kernel does. The launchers of LL and allreduce kernels are
+ * posted calls in order, ends on an EXIT call or after MCOLL_RESIDENT_IDLE_US without one (saying
+ * `closing` first and looking once more), and writes `done` and `exited` as the kernel does. The launchers of LL and allreduce kernels are
  * replaced too. Every call, ring or launched, reads its index from the first word of its send
  * buffer, writes a stamp into its receive buffer and appends the index to one log. Each rank
  * checks:
  *   - many outstanding calls: 150 small nonblocking calls of five collectives, the ring's kernel
- *     slowed, so posts wait for free slots: never more than MCOLL_RING_SLOTS calls in the ring,
- *     the calls run in the order issued, a request that tests complete has its stamp;
+ *     slowed, so the ring fills: a start that finds it full launches its call behind the calls
+ *     in it (its stream waits on the GPU, cuStreamWaitValue32, while calls are still in the
+ *     ring: the start did not wait for them), never more than MCOLL_RING_SLOTS - 1 calls in the
+ *     ring, the calls run in the order issued, a request that tests complete has its stamp;
  *   - persistent starts between blocking calls (small ones through the ring, large ones
  *     launched) and large nonblocking calls: one order for all; each launch finds no call
- *     waiting in the ring (the drain in mcoll_comm_enter); repeated starts carry the ring's
+ *     waiting in the ring (the stream wait of mcoll_comm_enter_on); repeated starts carry the ring's
  *     repeated-call mark, which is checked against the slots every time it is set;
  *   - two communicators: two rings, each in its own order;
  *   - a kernel that ended before reaching a call (as one that went idle just then) is started
@@ -131,7 +133,13 @@ static void *kernel_thread(void *arg)
     while (!quit) {
         uint64_t posted = load(&r->posted), n = posted >> 1;
         if (n <= done) {
-            if (now_ns() - since > f->idle_ns) break;
+            if (now_ns() - since > f->idle_ns) {
+                /* As the kernel: say so, look once more, end only when nothing came. */
+                store(&r->closing, f->generation);
+                atomic_thread_fence(memory_order_seq_cst);
+                if (load(&r->posted) >> 1 == done) break;
+                store(&r->closing, 0);
+            }
             sched_yield();
             continue;
         }
@@ -190,6 +198,18 @@ int __wrap_mcoll_launch_resident(const mcoll_dev_team *team, mcoll_ring *ring, u
 }
 
 static CUresult (*model_sync)(CUstream);
+static CUresult (*model_wait_value)(CUstream, CUdeviceptr, cuuint32_t, unsigned);
+static atomic_int gpu_waits, gpu_waits_pending;
+
+/* A launch's wait on the GPU for the kernel to end (the model waits in the caller, as if the
+ * stream ran at once): counted, and counted again when the kernel had not ended yet, which is
+ * when a start that drained on the host would have waited for the peers. */
+static CUresult wait_value(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned flags)
+{
+    atomic_fetch_add(&gpu_waits, 1);
+    if ((int32_t)(*(volatile uint32_t *)(uintptr_t)addr - value) < 0) atomic_fetch_add(&gpu_waits_pending, 1);
+    return model_wait_value(stream, addr, value, flags);
+}
 
 /* cuStreamSynchronize of the kernel's stream waits for the thread. */
 static CUresult sync_stream(CUstream stream)
@@ -317,6 +337,7 @@ static void check_many(int rank)
     bufs b[MANY];
     MPI_Request q[MANY];
     int first_ran = nran, first_issued = nissued, runs = atomic_load(&ring_runs), flag;
+    int launches = atomic_load(&launched_runs), waits = atomic_load(&gpu_waits_pending);
     slow_us = 200;
     atomic_store(&most_in_ring, 0);
     for (int i = 0; i < MANY; i++) {
@@ -333,8 +354,15 @@ static void check_many(int rank)
     }
     check_log(first_ran, first_issued, 1000, 1000 + MANY, "many");
     if (ring_nonblocking) {
-        if (atomic_load(&ring_runs) - runs != MANY) CT_FAIL("%d of %d small calls ran in the ring", atomic_load(&ring_runs) - runs, MANY);
-        if (atomic_load(&most_in_ring) > MCOLL_RING_SLOTS) CT_FAIL("%d calls in a ring of %d slots", atomic_load(&most_in_ring), MCOLL_RING_SLOTS);
+        /* A full ring never makes a start wait: the call is launched behind the calls in it,
+         * its stream waiting on the GPU for them, and a slot is always kept for that EXIT. */
+        const int in_ring = atomic_load(&ring_runs) - runs, launched = atomic_load(&launched_runs) - launches;
+        if (in_ring + launched != MANY) CT_FAIL("%d in the ring + %d launched of %d small calls", in_ring, launched, MANY);
+        if (in_ring < MANY / 2) CT_FAIL("only %d of %d small calls ran in the ring", in_ring, MANY);
+        if (launched < 1) CT_FAIL("%d outstanding calls, and none found the ring full", MANY);
+        if (atomic_load(&gpu_waits_pending) == waits) CT_FAIL("no launch waited on the GPU for calls in the ring");
+        if (atomic_load(&most_in_ring) > MCOLL_RING_SLOTS - 1)
+            CT_FAIL("%d calls in a ring of %d slots (one is kept for an EXIT)", atomic_load(&most_in_ring), MCOLL_RING_SLOTS);
         if (atomic_load(&most_in_ring) < 2) CT_FAIL("the ring never held two calls");
     } else if (atomic_load(&ring_runs) != runs) {
         CT_FAIL("MCOLL_RESIDENT_NONBLOCKING=0, and nonblocking calls ran in the ring");
@@ -582,6 +610,8 @@ int main(int argc, char **argv)
     mcoll_driver_load();
     model_sync = mcoll_cu.cuStreamSynchronize;
     mcoll_cu.cuStreamSynchronize = sync_stream;
+    model_wait_value = mcoll_cu.cuStreamWaitValue32;
+    mcoll_cu.cuStreamWaitValue32 = wait_value;
 
     blocking(MPI_COMM_WORLD, SMALL, 1); /* builds the team and starts its kernel */
     check_many(rank);

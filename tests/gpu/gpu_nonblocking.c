@@ -8,8 +8,9 @@
  * has them); 1000 calls in flight at once; 16 calls in flight with blocking calls on device
  * buffers between them; calls on two communicators in flight together; 200 small calls in
  * flight (more than the resident kernel's ring holds) with larger, blocking and persistent
- * ones between them, on one and on two communicators; device collectives in
- * one MPI_Waitany loop with point-to-point requests; persistent requests started again and again
+ * ones between them, on one and on two communicators; starts that must not wait for the peers
+ * (a rank that starts its calls only after a message the others send once they have started
+ * theirs); device collectives in one MPI_Waitany loop with point-to-point requests; persistent requests started again and again
  * on new inputs; host buffers; bad arguments.
  *   mpirun -np N gpu_nonblocking [-q] [-f FILTER] [-s SEED]     (NCCL_NVLS_ENABLE=0 required) */
 #include <limits.h>
@@ -229,6 +230,51 @@ static void small_in_flight(coll_api **apis, int napis, int n)
     case_end();
 }
 
+/* A nonblocking start is local (MPI): rank 0 starts `n` small allreduces (more than the resident
+ * kernel's ring holds) and a larger one, then sends a token to every other rank, which starts
+ * the same calls only once it has the token. A start that waited for the peers to reach the calls
+ * before it (a full ring, a launch behind ring calls) would wait for ever here. */
+static void starts_are_local(coll_api *api, int n)
+{
+    coll_prep *p = calloc((size_t)n + 1, sizeof *p);
+    MPI_Request *q = calloc((size_t)n + 1, sizeof *q);
+    mpi_ints *ints = calloc((size_t)n + 1, sizeof *ints);
+    coll_call call = {0};
+    int k, token = 7, ready = p && q && ints;
+
+    if (!case_begin("%s/starts-are-local/x%d", api->name, n + 1)) goto out;
+    for (k = 0; ready && k <= n; k++) {
+        coll_case c;
+        memset(&c, 0, sizeof c);
+        c.kind = COLL_ALLREDUCE;
+        c.type = type_get(TT_INT32);
+        c.op = op_get(OP_SUM);
+        c.count = k == n ? 65536 + 3 : 1 + (size_t)k % 13; /* the last one larger: launched */
+        c.mem = MEM_DEVICE;
+        ready = prep_alloc(&p[k], &c, api->rank, api->size) == 0 && prep_load(&p[k], case_seed() + (uint64_t)k) == 0;
+    }
+    if (case_agree(ready)) {
+        if (api->rank != 0 && MPI_Recv(&token, 1, MPI_INT, 0, 43, api->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            case_fail("receive of the token");
+        for (k = 0; k <= n; k++) {
+            prep_call(&p[k], &call);
+            if (start_call(api, &call, &ints[k], &q[k]) != MPI_SUCCESS) case_fail("call %d did not start", k);
+        }
+        if (api->rank == 0)
+            for (k = 1; k < api->size; k++)
+                if (MPI_Send(&token, 1, MPI_INT, k, 43, api->comm) != MPI_SUCCESS) case_fail("send of the token to %d", k);
+        if (MPI_Waitall(n + 1, q, MPI_STATUSES_IGNORE) != MPI_SUCCESS) case_fail("MPI_Waitall of %d calls", n + 1);
+        for (k = 0; k <= n; k++) mpi_ints_free(&ints[k]);
+        for (k = 0; k <= n && !case_failed(); k++) prep_check(&p[k], "");
+    }
+    for (k = 0; p && k <= n; k++) prep_free(&p[k]);
+    case_end();
+out:
+    free(p);
+    free(q);
+    free(ints);
+}
+
 /* Device allreduces, a ring of point-to-point messages and an MPI_Ibarrier, all in one
  * MPI_Waitany loop; the receive's status is checked. */
 static void with_point_to_point(coll_api *api, int calls)
@@ -387,6 +433,7 @@ int main(int argc, char **argv)
     small_in_flight(both, 1, 200);
     small_in_flight(both, 2, 200);
     with_point_to_point(&api, 6);
+    starts_are_local(&api, 80);
     host_buffers(&api);
     bad_arguments(&api);
 

@@ -25,9 +25,10 @@
 #   native     build/tests/gpu/gpu_native  at each NP   (native API: the whole matrix)
 #   stream     build/tests/gpu/gpu_stream  at each NP   (back-to-back, graphs, two communicators)
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
-#   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same),
-#              then again with MCOLL_ASYNC_START=1 (rows nonblocking-async: the engine launches
-#              go through the launcher thread)
+#   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same;
+#              small ones through the resident kernel's ring), then again with MCOLL_ASYNC_START=1
+#              (rows nonblocking-async: the engine launches go through the launcher thread) and
+#              with MCOLL_RESIDENT_NONBLOCKING=0 (rows nonblocking-launched: small ones launched)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
 #              memory, the registration cache, zero-copy collectives, refusals)
@@ -51,9 +52,8 @@
 #              loading the inputs (by default every rank stores them into the owners)
 #   ll         the LL protocol for calls up to 64 KiB (MCOLL_LL_MAX=64K; 2K by default) at each NP: gpu_native and
 #              gpu_stream (launched LL kernels, graphs), gpu_mpi and gpu_nonblocking (blocking
-#              calls in the resident kernel, interleaved with launched ones; with
-#              MCOLL_RESIDENT_NONBLOCKING=1, nonblocking and persistent calls posted to its ring,
-#              many at once, on two communicators), gpu_nonblocking again with
+#              calls in the resident kernel, interleaved with launched ones; nonblocking and
+#              persistent calls posted to its ring, many at once, on two communicators), gpu_nonblocking again with
 #              MCOLL_RESIDENT_IDLE_US=1 (ll-nonblocking-relaunch), and gpu_mpi
 #              with MCOLL_RESIDENT_IDLE_US=1 (the resident kernel ends after nearly every call and is
 #              started again); the MPI runs must log that the resident kernel started, and
@@ -710,6 +710,8 @@ for step in native stream mpi nonblocking errors memory split; do
         gpu_step $step "$np" "$BUILD/tests/gpu/gpu_$step" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
         if [ $step = nonblocking ]; then
             MCOLL_ASYNC_START=1 gpu_step nonblocking-async "$np" "$BUILD/tests/gpu/gpu_nonblocking" \
+                ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+            MCOLL_RESIDENT_NONBLOCKING=0 gpu_step nonblocking-launched "$np" "$BUILD/tests/gpu/gpu_nonblocking" \
                 ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
         fi
     done

@@ -20,6 +20,7 @@ typedef enum {
     MCOLL_DRIVER_REQUIRED(MODEL_FN_ID)
     MCOLL_DRIVER_VMM(MODEL_FN_ID)
     MCOLL_DRIVER_USER_MEMORY(MODEL_FN_ID)
+    MCOLL_DRIVER_STREAM_WAIT(MODEL_FN_ID)
     MCOLL_DRIVER_MULTICAST(MODEL_FN_ID)
     MODEL_KERNEL,              /* not a driver entry: a kernel's use of memory (kernel.c) */
     MODEL_FN_COUNT
@@ -327,6 +328,7 @@ CUresult model_cuStreamCreate(CUstream *stream, unsigned int flags);
 CUresult model_cuStreamDestroy(CUstream stream);
 CUresult model_cuStreamSynchronize(CUstream stream);
 CUresult model_cuStreamQuery(CUstream stream);
+CUresult model_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags);
 CUresult model_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *status);
 CUresult model_cuEventCreate(CUevent *event, unsigned int flags);
 CUresult model_cuEventDestroy(CUevent event);

@@ -2,6 +2,7 @@
  * live until destroyed. Work "on" a stream runs synchronously, so synchronising is a no-op. */
 #define _GNU_SOURCE
 #include <stdlib.h>
+#include <time.h>
 #include "model.h"
 
 #define STREAM_MAGIC 0x73747265616d5f5fULL  /* "stream__" */
@@ -171,4 +172,45 @@ CUresult model_cuEventQuery(CUevent event)
         return model_leave(&call, CUDA_ERROR_NOT_READY);
     }
     return model_leave(&call, CUDA_SUCCESS);
+}
+
+static int wait_value_met(const volatile uint32_t *p, uint32_t value, unsigned condition)
+{
+    const uint32_t now = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    switch (condition) {
+    case CU_STREAM_WAIT_VALUE_GEQ: return (int32_t)(now - value) >= 0;
+    case CU_STREAM_WAIT_VALUE_EQ: return now == value;
+    case CU_STREAM_WAIT_VALUE_AND: return (now & value) != 0;
+    default: return ~(now | value) != 0; /* NOR */
+    }
+}
+
+/* Work runs as it is enqueued, so the wait happens here, in the caller (outside the model's
+ * lock: whatever writes the word may call the driver meanwhile). A wait that nothing satisfies
+ * within a minute is a hang on a GPU: a violation. */
+CUresult model_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    model_call call;
+    const unsigned condition = flags & ~(unsigned)CU_STREAM_WAIT_VALUE_FLUSH;
+    const volatile uint32_t *p = (const volatile uint32_t *)(uintptr_t)addr;
+    CUresult rc = model_enter(&call, MODEL_cuStreamWaitValue32, 1, "stream=%p, addr=%#llx, value=%u, flags=%#x",
+                              (void *)stream, (unsigned long long)addr, value, flags);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_stream(stream))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
+    if (!addr || addr % 4) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "addr is NULL or not 4-byte aligned");
+    if (condition > CU_STREAM_WAIT_VALUE_NOR)
+        return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "unknown wait condition");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    (void)model_leave(&call, CUDA_SUCCESS);
+    for (long spins = 0; !wait_value_met(p, value, condition); spins++) {
+        struct timespec ts = {0, 10000};
+        if (spins > 6000000) { /* 10 us naps: about a minute */
+            rc = model_enter(&call, MODEL_cuStreamWaitValue32, 1, "addr=%#llx, value=%u", (unsigned long long)addr, value);
+            if (rc != CUDA_SUCCESS) return rc;
+            return model_violation(&call, CUDA_ERROR_LAUNCH_TIMEOUT, "the awaited value never came: the stream would hang");
+        }
+        nanosleep(&ts, NULL);
+    }
+    return CUDA_SUCCESS;
 }
