@@ -75,11 +75,22 @@ static __device__ __noinline__ void st_user_partial(char *p, uint4 v, unsigned n
 }
 
 /* Pack i of a user range of n bytes: one 16-byte access in the common case, out-of-line code
- * (built once per file, not once per kernel) for unaligned buffers and the last partial pack. */
+ * (built once per file, not once per kernel) for unaligned buffers and the last partial pack.
+ * A last pack of one aligned 4- or 8-byte word (a call of one int or double) is one access in
+ * line too: a small call's latency is a chain of such accesses, and a call out of line ends the
+ * overlap of the loads issued before it. */
 __device__ __forceinline__ uint4 ld_user(const char *base, size_t n, unsigned i) {
     const size_t o = (size_t)i * 16;
     const char *p = base + o;
-    if (n - o < 16) return ld_user_partial(p, (unsigned)(n - o));
+    if (n - o < 16) {
+        const unsigned r = (unsigned)(n - o);
+        if (r == 8 && ((uintptr_t)p & 7) == 0) {
+            const uint2 x = *(const uint2 *)p;
+            return make_uint4(x.x, x.y, 0, 0);
+        }
+        if (r == 4 && ((uintptr_t)p & 3) == 0) return make_uint4(*(const uint32_t *)p, 0, 0, 0);
+        return ld_user_partial(p, r);
+    }
     if (((uintptr_t)p & 15) == 0) return *(const uint4 *)p;
     return ld_user_unaligned(p);
 }
@@ -87,9 +98,16 @@ __device__ __forceinline__ uint4 ld_user(const char *base, size_t n, unsigned i)
 __device__ __forceinline__ void st_user(char *base, size_t n, unsigned i, uint4 v) {
     const size_t o = (size_t)i * 16;
     char *p = base + o;
-    if (n - o < 16) st_user_partial(p, v, (unsigned)(n - o));
-    else if (((uintptr_t)p & 15) == 0) *(uint4 *)p = v;
-    else st_user_unaligned(p, v);
+    if (n - o < 16) {
+        const unsigned r = (unsigned)(n - o);
+        if (r == 8 && ((uintptr_t)p & 7) == 0) *(uint2 *)p = make_uint2(v.x, v.y);
+        else if (r == 4 && ((uintptr_t)p & 3) == 0) *(uint32_t *)p = v.x;
+        else st_user_partial(p, v, r);
+    } else if (((uintptr_t)p & 15) == 0) {
+        *(uint4 *)p = v;
+    } else {
+        st_user_unaligned(p, v);
+    }
 }
 
 __device__ __forceinline__ unsigned packs_of(size_t bytes) { return (unsigned)((bytes + 15) / 16); }

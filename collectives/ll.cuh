@@ -101,6 +101,15 @@ __device__ __forceinline__ void ll_push(const mcoll_dev_team &t, const mcoll_ll_
     const int x = (int)(count & 1);
     const uint32_t f = ll_flag(count);
     const int q0 = threadIdx.x;
+    const unsigned np = ll_packs(c);
+    const bool per_peer = c.kind == MCOLL_LL_REDUCE_SCATTER;
+    /* This thread's first pack, loaded before the control words are looked at and the block
+     * waits: the two loads overlap instead of following each other (a small call's whole
+     * payload is in these first packs). */
+    const unsigned k0 = threadIdx.x;
+    uint4 first = make_uint4(0, 0, 0, 0);
+    if (c.bytes && k0 < np * (unsigned)t.size && ll_sends_to(c, t.rank, (int)(k0 / np)))
+        first = ld_user((const char *)c.send + (per_peer ? (size_t)(k0 / np) * c.bytes : 0), c.bytes, k0 % np);
     if (q0 < t.size && ll_sends_to(c, t.rank, q0)) {
         /* Independent loads, issued together. */
         const uint64_t p0 = own->pushed[0][q0], p1 = own->pushed[1][q0], heard = own->heard[q0];
@@ -112,14 +121,12 @@ __device__ __forceinline__ void ll_push(const mcoll_dev_team &t, const mcoll_ll_
         }
     }
     __syncthreads();
-    const unsigned np = ll_packs(c);
-    const bool per_peer = c.kind == MCOLL_LL_REDUCE_SCATTER;
     for (unsigned k = threadIdx.x; k < np * (unsigned)t.size; k += kThreads) {
         const unsigned i = k % np;
         const int q = (int)(k / np);
         if (!ll_sends_to(c, t.rank, q)) continue;
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (c.bytes) v = ld_user((const char *)c.send + (per_peer ? (size_t)q * c.bytes : 0), c.bytes, i);
+        uint4 v = first;
+        if (c.bytes && k != k0) v = ld_user((const char *)c.send + (per_peer ? (size_t)q * c.bytes : 0), c.bytes, i);
         ll_put(ll_slot(t, q, count, t.rank), i, v, f);
     }
     if (q0 < t.size && ll_sends_to(c, t.rank, q0)) own->pushed[x][q0] = count;

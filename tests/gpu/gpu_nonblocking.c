@@ -233,16 +233,20 @@ static void small_in_flight(coll_api **apis, int napis, int n)
 /* A nonblocking start is local (MPI): rank 0 starts `n` small allreduces (more than the resident
  * kernel's ring holds) and a larger one, then sends a token to every other rank, which starts
  * the same calls only once it has the token. A start that waited for the peers to reach the calls
- * before it (a full ring, a launch behind ring calls) would wait for ever here. */
+ * before it (a full ring, a launch behind ring calls) would wait for ever here. A blocking call
+ * first: a communicator's first engine call builds its team, with every rank (docs/pmpi.md). */
 static void starts_are_local(coll_api *api, int n)
 {
     coll_prep *p = calloc((size_t)n + 1, sizeof *p);
     MPI_Request *q = calloc((size_t)n + 1, sizeof *q);
     mpi_ints *ints = calloc((size_t)n + 1, sizeof *ints);
     coll_call call = {0};
+    devbuf one;
     int k, token = 7, ready = p && q && ints;
 
     if (!case_begin("%s/starts-are-local/x%d", api->name, n + 1)) goto out;
+    memset(&one, 0, sizeof one);
+    ready = ready && devbuf_alloc(&one, MEM_DEVICE, sizeof(int), 0) == 0;
     for (k = 0; ready && k <= n; k++) {
         coll_case c;
         memset(&c, 0, sizeof c);
@@ -254,6 +258,7 @@ static void starts_are_local(coll_api *api, int n)
         ready = prep_alloc(&p[k], &c, api->rank, api->size) == 0 && prep_load(&p[k], case_seed() + (uint64_t)k) == 0;
     }
     if (case_agree(ready)) {
+        blocking_between(&one, 0);
         if (api->rank != 0 && MPI_Recv(&token, 1, MPI_INT, 0, 43, api->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             case_fail("receive of the token");
         for (k = 0; k <= n; k++) {
@@ -268,6 +273,7 @@ static void starts_are_local(coll_api *api, int n)
         for (k = 0; k <= n && !case_failed(); k++) prep_check(&p[k], "");
     }
     for (k = 0; p && k <= n; k++) prep_free(&p[k]);
+    devbuf_free(&one);
     case_end();
 out:
     free(p);
