@@ -3,6 +3,8 @@
 #include "barrier.cuh"
 #include "launch_common.cuh"
 
+MCOLL_KERNEL_MODULE(barrier)
+
 namespace mcoll {
 namespace {
 

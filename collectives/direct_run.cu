@@ -7,6 +7,8 @@
 #include "launch_common.cuh"
 #include "schedule.cuh"
 
+MCOLL_KERNEL_MODULE(direct_run)
+
 namespace mcoll {
 namespace {
 

@@ -7,6 +7,8 @@
 #include "exchange_run.cuh"
 #include "launch_common.cuh"
 
+MCOLL_KERNEL_MODULE(exchange_run)
+
 namespace mcoll {
 namespace {
 

@@ -272,6 +272,13 @@ int mcoll_launch_allgather_direct(const mcoll_dev_team *recv, const void *sendbu
 /* Text of the last CUDA error a launcher saw (static storage). */
 const char *mcoll_launch_error(void);
 
+/* The library's kernel modules (one per .cu file that defines kernels), each named by one of its
+ * kernels: *anchors gets the list, the count is returned. mcoll_kernel_function gives an anchor's
+ * CUfunction in the current context (1), or 0 where the runtime has none (no GPU). The team
+ * loads every function of every module with them before its first call (src/team/kernels.c). */
+int mcoll_kernel_modules(const void *const **anchors);
+int mcoll_kernel_function(const void *anchor, void **function);
+
 #ifdef __cplusplus
 }
 #endif

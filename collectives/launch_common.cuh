@@ -28,5 +28,19 @@ inline bool use_multimem(const mcoll_dev_team *t, mcoll_access access) {
 /* MCOLL_LAUNCH_OK, or MCOLL_LAUNCH_CUDA_ERROR with the text kept for mcoll_launch_error(). */
 int check_launch();
 
+/* Puts `anchor`, a kernel of the calling file's module, on the list mcoll_kernel_modules gives. */
+int list_kernel_module(const void *anchor);
+
 } // namespace mcoll
+
+/* In every .cu file that defines kernels, named after the file (files may be compiled together,
+ * as benchmarks/probe does): a kernel that marks the file's module, listed when the library
+ * loads, so that the team can load every kernel of every module before its first call
+ * (launch.h, mcoll_kernel_modules). */
+#define MCOLL_KERNEL_MODULE(name)                                                                \
+    namespace {                                                                                  \
+    __global__ void kernel_module_anchor_##name() {}                                             \
+    const int kernel_module_listed_##name = mcoll::list_kernel_module((const void *)kernel_module_anchor_##name); \
+    }
+
 #endif /* MCOLL_LAUNCH_COMMON_CUH */

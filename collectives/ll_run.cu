@@ -4,6 +4,8 @@
 #include "launch_common.cuh"
 #include "ll.cuh"
 
+MCOLL_KERNEL_MODULE(ll_run)
+
 namespace mcoll {
 
 /* Every datatype the LL reductions take, for the two switches below (MCOLL_LL_DTYPE(D) each). */

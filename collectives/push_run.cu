@@ -8,6 +8,8 @@
 #include "push_run.cuh"
 #include "schedule.cuh"
 
+MCOLL_KERNEL_MODULE(push_run)
+
 namespace mcoll {
 namespace {
 

@@ -1,6 +1,8 @@
 /* Reduction kernels for the floating-point and complex datatypes: one per (access layer, kind). */
 #include "reduce_kernel.cuh"
 
+MCOLL_KERNEL_MODULE(reduce_float)
+
 namespace mcoll {
 
 int run_reduce_float(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {

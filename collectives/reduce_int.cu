@@ -1,6 +1,8 @@
 /* Reduction kernels for the 32- and 64-bit integer datatypes: one per (access layer, kind). */
 #include "reduce_kernel.cuh"
 
+MCOLL_KERNEL_MODULE(reduce_int)
+
 namespace mcoll {
 
 int run_reduce_int(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {

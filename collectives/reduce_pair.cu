@@ -2,6 +2,8 @@
  * kind); unicast only (multimem.ld_reduce has no such op). */
 #include "reduce_kernel.cuh"
 
+MCOLL_KERNEL_MODULE(reduce_pair)
+
 namespace mcoll {
 
 int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {

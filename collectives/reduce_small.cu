@@ -3,6 +3,8 @@
  * signed and unsigned types and bool. */
 #include "reduce_kernel.cuh"
 
+MCOLL_KERNEL_MODULE(reduce_small)
+
 namespace mcoll {
 
 int run_reduce_small(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer layer, void *stream) {

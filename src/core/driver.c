@@ -61,6 +61,7 @@ static int load_from_libcuda(void)
     MCOLL_DRIVER_VMM(RESOLVE_OPTIONAL)
     MCOLL_DRIVER_USER_MEMORY(RESOLVE_OPTIONAL)
     MCOLL_DRIVER_STREAM_WAIT(RESOLVE_OPTIONAL)
+    MCOLL_DRIVER_KERNEL_LOAD(RESOLVE_OPTIONAL)
     /* With the multicast switch off not even the addresses of cuMulticast* are taken. */
     if (mcoll_settings_get()->nvls != MCOLL_OFF) {
         MCOLL_DRIVER_MULTICAST(RESOLVE_OPTIONAL)

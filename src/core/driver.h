@@ -82,6 +82,14 @@
 #define MCOLL_DRIVER_STREAM_WAIT(X)              \
     X(cuStreamWaitValue32, 11070)
 
+/* Loading every kernel of a module at once (src/team/kernels.c). Optional: NULL, and the
+ * kernels are loaded by module, as they are first used. */
+#define MCOLL_DRIVER_KERNEL_LOAD(X)              \
+    X(cuFuncGetModule, 11000)                    \
+    X(cuModuleGetFunctionCount, 12040)           \
+    X(cuModuleEnumerateFunctions, 12040)         \
+    X(cuFuncLoad, 12040)
+
 /* Multicast: resolved only while the multicast switch allows it. */
 #define MCOLL_DRIVER_MULTICAST(X)                \
     X(cuMulticastGetGranularity, 12010)          \
@@ -98,6 +106,7 @@ typedef struct mcoll_driver {
     MCOLL_DRIVER_VMM(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_USER_MEMORY(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_STREAM_WAIT(MCOLL_DRIVER_DECLARE)
+    MCOLL_DRIVER_KERNEL_LOAD(MCOLL_DRIVER_DECLARE)
     MCOLL_DRIVER_MULTICAST(MCOLL_DRIVER_DECLARE)
 } mcoll_driver;
 

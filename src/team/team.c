@@ -10,6 +10,7 @@
 #include "checks.h"
 #include "config.h"
 #include "fabric.h"
+#include "kernels.h"
 #include "locality.h"
 #include "nodes.h"
 #include "team.h"
@@ -416,6 +417,7 @@ mcoll_result mcoll_team_create(MPI_Comm comm, const mcoll_config *config, mcoll_
     }
     if (!init_signals(team)) goto fail;
     fill_device_view(team, &params);
+    mcoll_kernels_load();
     MCOLL_INFO("team of %d ranks on %d GPUs (up to %d per GPU%s) on %d node%s, rank %d: engine %s, multicast %s", size,
                team->sharing.gpus, team->sharing.ranks_per_gpu, team->sharing.ranks_per_gpu > 1 ? ", MPS" : "",
                nodes, nodes > 1 ? "s of one NVLink clique" : "", rank,
