@@ -220,18 +220,6 @@ int mcoll_resident_test(mcoll_comm *comm, uint64_t ticket, mcoll_result *rc)
     return *rc != MCOLL_SUCCESS || load(&r->ring->done) >= ticket;
 }
 
-/* With the lock held, after the EXIT: until the kernel that reads it has ended. */
-static mcoll_result wait_exited(mcoll_comm *comm)
-{
-    mcoll_resident *r = &comm->resident;
-    while (load(&r->ring->exited) != r->generation)
-        if (mcoll_watch_aborted(&comm->team->watch)) {
-            r->unusable = 1;
-            return MCOLL_ERR_ABORTED;
-        }
-    return MCOLL_SUCCESS;
-}
-
 mcoll_result mcoll_resident_fence(mcoll_comm *comm, struct CUstream_st *stream)
 {
     mcoll_resident *r = &comm->resident;
@@ -263,7 +251,7 @@ mcoll_result mcoll_resident_fence(mcoll_comm *comm, struct CUstream_st *stream)
         MCOLL_INFO("resident kernel: the GPU cannot wait on its ring (%s): launches wait for it on the host",
                    mcoll_cu_errname(waited));
         r->host_waits = 1;
-        rc = wait_exited(comm);
+        rc = wait_done(comm, r->exit_at); /* the kernel owed the calls reads the EXIT too */
     }
 out:
     mcoll_resident_unlock(r);
