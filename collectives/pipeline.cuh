@@ -4,6 +4,8 @@
  *
  * A chunk goes through up to three jobs, each a phase after the one before:
  *   in   this rank copies its slots of the chunk from sendbuf into its data area (inputs);
+ *        not a one-shot reduce's root that reads its input in place (root_reads_send: nobody
+ *        else reads its data area in that call), which has nothing to do before its first barrier;
  *   red  one-shot and reduce-scatter: the receiving rank reduces its slot from every rank's
  *        inputs into recvbuf; two-shot: the slot's owner reduces it from every rank's inputs
  *        and stores the result into the results of every rank (of root alone for reduce);
@@ -41,7 +43,9 @@
  * User buffers, in place included: in a phase a rank reads sendbuf at chunk ph and writes
  * recvbuf at chunk ph - 1 (red) or ph - 2 (out) of every slot, disjoint byte ranges, and a chunk
  * is written only after it was copied in; block b touches only bytes [b * span, (b + 1) * span)
- * of every slot, so blocks never meet. */
+ * of every slot, so blocks never meet. A root that reads its input in place has no `in`: its
+ * reduction reads sendbuf and writes recvbuf at the same chunk ph - 1, each 16-byte pack by one
+ * thread, which loads it before it stores it (in place, the same bytes). */
 #ifndef MCOLL_PIPELINE_CUH
 #define MCOLL_PIPELINE_CUH
 
@@ -84,8 +88,12 @@ struct Plan {
     size_t phases;  /* 0 without bytes; else chunks + 1, or chunks + 2 for two-shot (with
                        results_to_recv the last phase only waits at its barrier) */
     size_t region;  /* data-area offset of the block's region */
-    bool red, out;  /* this rank reduces; copies results out */
+    bool in, red, out; /* this rank copies in; reduces; copies results out */
 };
+
+/* The kernels where root may read in place count a block's phases in 32 bits (reduce_kernel.cuh);
+ * launchers refuse a schedule with more, which no message a GPU holds comes near. */
+MCOLL_HD bool phases_fit(const Sched &s) { return s.span / s.chunk < (size_t)UINT32_MAX - 2; }
 
 MCOLL_HD Plan plan_of(const Sched &s, const ReduceCall &c, int block, int rank) {
     Plan p;
@@ -94,6 +102,7 @@ MCOLL_HD Plan plan_of(const Sched &s, const ReduceCall &c, int block, int rank) 
     p.chunks = p.hi > p.lo ? (p.hi - p.lo + s.chunk - 1) / s.chunk : 0;
     p.phases = p.chunks ? p.chunks + (c.two_shot ? 2 : 1) : 0;
     p.region = (size_t)block * s.region;
+    p.in = !c.root_reads_send;
     p.red = reduces(c, rank);
     p.out = c.two_shot && receives(c, rank) && !c.results_to_recv;
     return p;
@@ -111,7 +120,7 @@ struct Step {
 /* Phase ph, run after `epoch` barriers of this block row in all (ph of them in this kernel). */
 MCOLL_HD Step step_of(const Plan &p, const Sched &s, size_t ph, uint64_t epoch) {
     Step st;
-    const bool mine[kJobs] = {true, p.red, p.out};
+    const bool mine[kJobs] = {p.in, p.red, p.out};
 #pragma unroll
     for (int j = 0; j < kJobs; j++) {
         const size_t k = ph - (size_t)j; /* job j works on chunk ph - j */

@@ -57,8 +57,41 @@ __device__ __forceinline__ void st_every_recv(const mcoll_dev_team &recv_view, s
         st_user((char *)recv_view.peer_data[(recv_view.rank + k) % recv_view.size] + at, n, i, v);
 }
 
+/* Whether this kernel lets a reduce's root read its input in place (ReduceCall::root_reads_send;
+ * elsewhere root copies it in and the flag is ignored): not on the multimem layer, whose
+ * ld_reduce reads every rank's data area, not the scans, and not the 8- and 16-bit integer kinds
+ * (16 and 8 lanes a pack), whose kernels spill already and spilled more with root's walk beside
+ * the other. */
+template <class A, class K, bool Scan>
+constexpr bool kReadsInPlace =
+    !A::kMultimem && !Scan && !(std::is_integral<typename K::elem>::value && sizeof(typename K::elem) < 4);
+
+/* Root's one-shot reduction of bytes [off, off + n) of its slot (the only one, slot 0), its own
+ * input read from sendbuf (16-byte aligned: ReduceCall::root_reads_send) and the peers' from
+ * data-area offset `src`. The whole packs take the walk with plain loads; the last partial pack,
+ * if any, one thread alone: an out-of-line load among the walk's batches would make ptxas spill
+ * their accumulators around the call. The ranks combine in the walk's order, so the bits are
+ * those of the staged reduction. */
+template <class K, class Store>
+__device__ __forceinline__ void root_reduce_in_place(const mcoll_dev_team &t, const ReduceCall &c, Crew crew,
+                                                     size_t off, size_t src, size_t n, Store store) {
+    /* c.send read from the parameters at each use, not kept in a register: the 16-bit float
+     * kernels are at ptxas's 128 registers */
+    const auto from = [&](int q) { return q == t.rank ? (const char *)c.send + off : (const char *)t.peer_data[q] + src; };
+    const unsigned whole = (unsigned)(n / 16);
+    Unicast::reduce_walk<K>(
+        t, crew, whole, [&](int q, unsigned i) { return ld_global_v4(from(q) + (size_t)i * 16); }, store);
+    if (n % 16 == 0 || crew.lane != 0) return;
+    Acc<K> acc[1];
+    Unicast::reduce_ranks<K, 1, 1>(t, acc, [](int) { return true; }, [&](int q, int) {
+        return q == t.rank ? ld_user(from(q), n, whole) : ld_global_v4(from(q) + (size_t)whole * 16);
+    });
+    store(whole, narrow<K>(acc[0]));
+}
+
 /* The reduction's job of a phase: slot red_slot of the chunk [off, off + len), from the inputs
- * every rank wrote into half `read` (its own, or with to_owner this rank's positions), into
+ * every rank wrote into half `read` (its own, or with to_owner this rank's positions; with
+ * root_reads_send this rank's input from sendbuf), into
  * recvbuf (one-shot, reduce-scatter), into every rank's recvbuf (results_to_recv) or into the
  * results of half `write` (two-shot: every rank's, or root's alone). */
 template <class A, class K, bool Scan>
@@ -88,6 +121,12 @@ __device__ __forceinline__ void reduce_job(const ReduceParams &p, const Step &st
                 [&](int q, unsigned i) { return ld_global_v4(own + red_from(st, s, q) + (size_t)i * 16); }, store);
             return;
         }
+        if constexpr (kReadsInPlace<A, K, Scan>) {
+            if (c.root_reads_send) {
+                root_reduce_in_place<K>(t, c, crew, off, src, n, store);
+                return;
+            }
+        }
         A::template ld_reduce_walk<K>(t, crew, packs_of(n), src, store);
     }
 }
@@ -103,10 +142,15 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
     const ReduceCall &c = p.call;
     const Sched &s = p.sched;
     char *own = (char *)t.peer_data[t.rank];
-    const Plan plan = plan_of(s, c, blockIdx.x, t.rank);
+    Plan plan = plan_of(s, c, blockIdx.x, t.rank);
+    if constexpr (!kReadsInPlace<A, K, Scan>) plan.in = true; /* a constant: registers as before */
     uint64_t epoch = t.epochs[blockIdx.x];
 
-    for (size_t ph = 0; ph < plan.phases; ph++) {
+    /* Where root may read in place, a 32-bit count (phases_fit): a 64-bit one made ptxas spill
+     * the 16-bit float reductions; the other kernels keep theirs (a 32-bit one made the 16-bit
+     * integer min and max spill more). */
+    using Phase = typename std::conditional<kReadsInPlace<A, K, Scan>, unsigned, size_t>::type;
+    for (Phase ph = 0; ph < (Phase)plan.phases; ph++) {
         if (ph) block_barrier<A>(t, epoch);
         const Step st = step_of(plan, s, ph, epoch);
         Crew crew;

@@ -35,7 +35,9 @@ int run_reduce(const mcoll_dev_team *team, mcoll_access access, const ReduceCall
     /* multimem.ld_reduce combines every rank: a prefix has no multimem form. */
     const Layer layer = call.scan ? Layer::Unicast : pick_layer(team, access);
     p.call.to_owner = stores_inputs_pay(layer) && inputs_by_stores(team, p.call);
-    if (make_sched(team, call.slot_bytes, call.nslots, half_slots(p.call), &p.sched, p.call.to_owner) != 0)
+    p.call.root_reads_send = root_reads_send(team, p.call); /* where the kernel can: kReadsInPlace */
+    if (make_sched(team, call.slot_bytes, call.nslots, half_slots(p.call), &p.sched, p.call.to_owner) != 0 ||
+        !phases_fit(p.sched))
         return MCOLL_LAUNCH_UNSUPPORTED;
     /* The emulation starts combining at another rank with every call. */
     if (layer == Layer::MultimemEmulated) p.team.mc_turn = emulated_turn++;
@@ -61,7 +63,8 @@ static int to_owner_params(const mcoll_dev_team *send, const mcoll_dev_team *rec
     p->call.to_owner = inputs_by_stores(&p->team, p->call);
     p->call.results_to_recv = 1;
     return p->call.to_owner &&
-           make_sched(&p->team, call.slot_bytes, call.nslots, half_slots(p->call), &p->sched, true) == 0;
+           make_sched(&p->team, call.slot_bytes, call.nslots, half_slots(p->call), &p->sched, true) == 0 &&
+           phases_fit(p->sched);
 }
 
 int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, const ReduceCall &call,
@@ -76,6 +79,7 @@ int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, co
     p.call.scan = 0;
     p.call.to_owner = 0;
     p.call.results_to_recv = 0;
+    p.call.root_reads_send = 0;
     make_direct_sched(send, call.slot_bytes, &p.sched, call.root >= 0 ? kWideReduceSlot : kWideSlot);
     return dispatch(p, dtype, op, Layer::Unicast, stream);
 }

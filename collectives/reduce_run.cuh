@@ -38,7 +38,11 @@ namespace mcoll {
  * byte crosses NVLink as a write (pipeline.cuh).
  * results_to_recv != 0 (with to_owner and two_shot; the zero-copy allreduce): the owner stores
  * the reduced slot straight into every rank's recvbuf (ReduceParams::recv_view) instead of every
- * rank's results, and nobody copies out. */
+ * rank's results, and nobody copies out.
+ * root_reads_send != 0 (set on root alone; one-shot reduce, root_reads_send()): root copies
+ * nothing in and its reduction loads its own input from sendbuf (recvbuf when in place), the
+ * peers' from their data areas; kernels that cannot (kReadsInPlace in reduce_kernel.cuh: the
+ * multimem layer, 8- and 16-bit integers) ignore it and copy. */
 struct ReduceCall {
     const void *send;
     void *recv;
@@ -53,6 +57,7 @@ struct ReduceCall {
     int direct;
     int to_owner;
     int results_to_recv;
+    int root_reads_send;
     uint64_t root_says;
 };
 
@@ -94,7 +99,8 @@ int run_reduce_pair(mcoll_dtype dtype, mcoll_op op, const ReduceParams &p, Layer
  * carries the message once each way (its inputs out, the reduced slices in) and root reduces
  * nothing. A reduce on two ranks is one-shot at every size: root's port takes the message in
  * once either way, and root reducing it itself spares its inputs' trip out and the copy of
- * the results (root's memory moves 4S instead of 6S). */
+ * the results (root's memory moves 2S instead of 6S: it reads its input in place,
+ * root_reads_send). */
 MCOLL_HD bool reduce_one_shot(const mcoll_dev_team *t, size_t bytes, int root) {
     return bytes <= t->oneshot_max || t->size == 1 || (root >= 0 && t->size == 2);
 }
@@ -111,6 +117,7 @@ inline ReduceCall reduce_call(const mcoll_dev_team *t, const void *send, void *r
     c.direct = 0;
     c.to_owner = 0;
     c.results_to_recv = 0;
+    c.root_reads_send = 0;
     c.root_says = 0;
     if (reduce_one_shot(t, bytes, root)) {
         c.slot_bytes = bytes;
@@ -146,6 +153,7 @@ inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send,
     c.direct = 0;
     c.to_owner = 0;
     c.results_to_recv = 0;
+    c.root_reads_send = 0;
     c.root_says = 0;
     return c;
 }
@@ -155,6 +163,16 @@ inline ReduceCall reduce_scatter_call(const mcoll_dev_team *t, const void *send,
  * two-shot allreduce and reduce_scatter. Callers also ask the access layer (stores_inputs_pay). */
 MCOLL_HD bool inputs_by_stores(const mcoll_dev_team *t, const ReduceCall &c) {
     return t->store_inputs && !c.scan && c.root < 0 && c.nslots == t->size && c.red_slot == t->rank;
+}
+
+/* Root of a one-shot reduce can read its own input where it lies (ReduceCall::root_reads_send):
+ * only root reduces, so no rank ever reads root's data area in that call, and root's memory moves
+ * 2S instead of 4S. A sendbuf that is not 16-byte aligned keeps the copy: its loads would take
+ * ld_user's out-of-line path, a call per pack among the reduction's batches of loads, around
+ * which ptxas spilled the accumulators. */
+MCOLL_HD bool root_reads_send(const mcoll_dev_team *t, const ReduceCall &c) {
+    return c.root >= 0 && c.root == t->rank && !c.two_shot && !c.scan && !c.direct && !c.to_owner &&
+           ((uintptr_t)c.send & 15) == 0;
 }
 
 /* Validates dtype and op, picks the access layer and launches. */

@@ -38,22 +38,27 @@ int mb_store_inputs(void)
 /* Staged, through the data area (collectives/README.md):
  *   allreduce  one-shot (n + 3) S: copy in 2S, every rank reads my inputs nS, recvbuf S;
  *              two-shot 6S: copy in 2S, my inputs read S, results written S, copy out 2S;
- *   reduce     one-shot (on 2 ranks at every size): root 4S, others 3S; two-shot: root 6S, others 3S;
+ *   reduce     one-shot (on 2 ranks at every size): root 2S (its input read where it lies,
+ *              recvbuf written; the benchmark's buffers are 16-byte aligned), 4S for the 8-bit
+ *              integers, whose kernels keep root's copy (copy in 2S, read back S, recvbuf S; not
+ *              so their bitwise ops, which the benchmark does not run), others 3S (copy in 2S,
+ *              read by root S); two-shot: root 6S, others 3S;
  *   bcast      root reads S; others: their data area written S, copy out 2S (3S); scattered
  *              (above oneshot_max on 3 or more ranks) also their slice in and out 2S / (n - 1);
  *   reduce_scatter  copy in 2S, inputs read S, recvbuf S/n;
  *   allgather  my block read S/n, every block written into my data area S, the others' copied
  *              out 2S (n - 1) / n, my own copied 2S/n out of place: (3 + 1/n) S, in place
  *              (3 - 1/n) S. */
-static void staged(bench_coll c, double S, int n, int in_place, size_t oneshot_max, mb_hbm *h)
+static void staged(bench_coll c, double S, int n, int in_place, const mb_protocol *proto, mb_hbm *h)
 {
-    const int small = S <= (double)oneshot_max || n == 1;
+    const int small = S <= (double)proto->oneshot_max || n == 1;
+    const double root_in = proto->elem_bytes < 4 ? 4 * S : 2 * S;
     switch (c) {
     case BENCH_ALLREDUCE:
         h->root = h->other = small ? (n + 3) * S : 6 * S;
         break;
     case BENCH_REDUCE:
-        h->root = small || n == 2 ? 4 * S : 6 * S;
+        h->root = small || n == 2 ? root_in : 6 * S;
         h->other = 3 * S;
         break;
     case BENCH_BCAST:
@@ -121,7 +126,7 @@ int mb_hbm_count(bench_coll coll, mb_path path, size_t bytes, int nranks, int in
         return 0;
     }
     if (path == MB_PATH_STAGED) {
-        staged(coll, S, nranks, in_place, proto->oneshot_max, out);
+        staged(coll, S, nranks, in_place, proto, out);
         return 0;
     }
     if (path == MB_PATH_ZERO_COPY)

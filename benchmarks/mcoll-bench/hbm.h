@@ -30,11 +30,13 @@ typedef struct {
 } mb_hbm;
 
 /* The settings that choose the algorithms, as mcoll_comm_info reports the team's: the one-shot
- * and LL limits (ll_max 0: no LL) and whether inputs move by stores (MCOLL_STORE_INPUTS). */
+ * and LL limits (ll_max 0: no LL) and whether inputs move by stores (MCOLL_STORE_INPUTS); and
+ * the datatype's size, since a reduce of integers under 4 bytes keeps root's copy in. */
 typedef struct {
     size_t oneshot_max;
     size_t ll_max;
     int store_inputs;
+    size_t elem_bytes;
 } mb_protocol;
 
 /* The count for one call of `coll` on `bytes` (the size as the table reports it) over `nranks`

@@ -236,6 +236,7 @@ static void print_settings(const mb_report *rep, const mb_options *o)
 static void protocol_of(const mb_ctx *ctx, mb_protocol *proto)
 {
     mcoll_comm_info_t info;
+    proto->elem_bytes = ctx && ctx->dtype ? ctx->dtype->size : 4;
     if (!ctx || !ctx->mcoll || mcoll_comm_info(ctx->mcoll, &info) != MCOLL_SUCCESS) {
         proto->oneshot_max = mb_oneshot_max();
         proto->ll_max = 0;

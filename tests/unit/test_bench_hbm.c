@@ -1,7 +1,8 @@
 /* mcoll-bench's HBM byte counts (benchmarks/mcoll-bench/hbm.c) against the counts that
  * collectives/README.md derives and tests/unit/test_pipeline.cu measures on the model of the
- * kernels: the staged and zero-copy bytes of every collective and algorithm, zero-copy moving
- * fewer bytes than staged for every collective, the LL protocol's counts up to ll_max (and
+ * kernels: the staged and zero-copy bytes of every collective and algorithm (the one-shot
+ * reduce's root reading its input in place), zero-copy moving fewer bytes than staged for every
+ * collective, the LL protocol's counts up to ll_max (and
  * none for barrier), the per-GPU figure with and without shared
  * GPUs, and MCOLL_ONESHOT_MAX read as the library reads it. */
 #include <math.h>
@@ -18,7 +19,7 @@ static double busiest_as(bench_coll c, mb_path path, size_t S, int n, int in_pla
                          int stores)
 {
     mb_hbm h;
-    const mb_protocol proto = { osm, llm, stores };
+    const mb_protocol proto = { osm, llm, stores, 4 };
     if (mb_hbm_count(c, path, S, n, in_place, &proto, &h) != 0)
         return -1;
     return (h.root > h.other ? h.root : h.other) / (double)S;
@@ -35,6 +36,14 @@ static double busiest(bench_coll c, mb_path path, size_t S, int n, int in_place,
     return busiest_ll(c, path, S, n, in_place, osm, 0);
 }
 
+/* Root's bytes (reduce) for elements of elem_bytes, in units of S. */
+static double root_as(bench_coll c, mb_path path, size_t S, int n, int in_place, size_t osm, size_t elem_bytes)
+{
+    mb_hbm h;
+    const mb_protocol proto = { osm, 0, 0, elem_bytes };
+    return mb_hbm_count(c, path, S, n, in_place, &proto, &h) != 0 ? -1 : h.root / (double)S;
+}
+
 int main(void)
 {
     const size_t K = 1024, M = K * K, osm = 256 * K;
@@ -46,9 +55,15 @@ int main(void)
     CHECK(near(busiest_as(BENCH_ALLREDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm, 0, 1), 4)); /* by stores */
     CHECK(near(busiest_as(BENCH_ALLREDUCE, MB_PATH_STAGED, M, 4, 0, osm, 0, 1), 6));
     CHECK(near(busiest_as(BENCH_REDUCE_SCATTER, MB_PATH_ZERO_COPY, M, 4, 0, osm, 0, 1), 1.25)); /* loads */
-    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, 64 * K, 4, 0, osm), 4));      /* root, one-shot */
+    /* One-shot reduce: root reads its input in place (2S), the others copy theirs in (3S). */
+    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, 64 * K, 4, 0, osm), 3));      /* the others */
+    CHECK(near(root_as(BENCH_REDUCE, MB_PATH_STAGED, 64 * K, 4, 0, osm, 4), 2));
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm), 6));           /* root, two-shot */
-    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 2, 0, osm), 4));           /* 2 ranks: one-shot */
+    CHECK(near(busiest(BENCH_REDUCE, MB_PATH_STAGED, M, 2, 0, osm), 3));           /* 2 ranks: one-shot */
+    CHECK(near(root_as(BENCH_REDUCE, MB_PATH_STAGED, 512 * M, 2, 0, osm, 8), 2));
+    CHECK(near(root_as(BENCH_REDUCE, MB_PATH_STAGED, 512 * M, 2, 1, osm, 4), 2));  /* in place too */
+    CHECK(near(root_as(BENCH_REDUCE, MB_PATH_STAGED, 512 * M, 2, 0, osm, 1), 4));  /* 8-bit: copied */
+    CHECK(near(root_as(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, osm, 1), 6));        /* two-shot either way */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_ZERO_COPY, M, 4, 0, osm), 2));        /* root */
     CHECK(near(busiest(BENCH_REDUCE, MB_PATH_ZERO_COPY, M, 2, 1, osm), 2));        /* in place too */
     CHECK(near(busiest(BENCH_BCAST, MB_PATH_STAGED, 64 * K, 4, 0, osm), 3));
@@ -78,9 +93,10 @@ int main(void)
     for (int c = 0; c < BENCH_BARRIER; c++)
         for (int n = 2; n <= 8; n++)
             for (size_t S = 1024; S <= ((size_t)1 << 30); S *= 4)
-                for (int ip = 0; ip < 4; ip++) {
+                for (int ip = 0; ip < 8; ip++) {
                     mb_hbm z, s;
-                    const mb_protocol proto = { osm, 0, ip / 2 }; /* loads, then stores */
+                    /* loads, then stores; 4-byte, then 1-byte elements */
+                    const mb_protocol proto = { osm, 0, ip / 2 % 2, ip < 4 ? 4 : 1 };
                     CHECK(mb_hbm_count((bench_coll)c, MB_PATH_ZERO_COPY, S, n, ip % 2, &proto, &z) == 0);
                     CHECK(mb_hbm_count((bench_coll)c, MB_PATH_STAGED, S, n, ip % 2, &proto, &s) == 0);
                     CHECK(mb_hbm_per_gpu(&z, n, n) < mb_hbm_per_gpu(&s, n, n));
@@ -90,11 +106,15 @@ int main(void)
     /* Per GPU: the busiest rank alone on its GPU, every rank's bytes on a shared one. */
     {
         mb_hbm h;
-        const mb_protocol proto = { osm, 0, 1 };
+        const mb_protocol proto = { osm, 0, 1, 4 };
         CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 4, 0, &proto, &h) == 0);
         CHECK(near(mb_hbm_per_gpu(&h, 4, 4), 6.0 * M));
         CHECK(near(mb_hbm_per_gpu(&h, 4, 1), (6.0 + 3 * 3.0) * M));
         CHECK(near(mb_hbm_per_gpu(&h, 4, 2), (6.0 + 3 * 3.0) * M / 2));
+        /* Two ranks on one GPU: root's 2S and the other's 3S. */
+        CHECK(mb_hbm_count(BENCH_REDUCE, MB_PATH_STAGED, M, 2, 0, &proto, &h) == 0);
+        CHECK(near(mb_hbm_per_gpu(&h, 2, 2), 3.0 * M));
+        CHECK(near(mb_hbm_per_gpu(&h, 2, 1), (2.0 + 3.0) * M));
     }
 
     /* MCOLL_ONESHOT_MAX as the library reads it, its default included. */

@@ -20,6 +20,9 @@
  *     K + 1 (two-shot) barriers;
  *   - reduce's slices are reduced on the non-root ranks only and reach root once, and the bytes
  *     each rank's memory moves are the documented counts (collectives/README.md);
+ *   - a one-shot reduce's root reads its own input from its sendbuf (in place: recvbuf) and
+ *     copies nothing into its data area when the sendbuf is 16-byte aligned, and copies it in as
+ *     before when not (user buffers at every offset from alignment);
  *   - the warps of a phase are split among the jobs that run, each getting some. */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,16 +60,19 @@ struct UserByte {
     bool written = false;
     Access w, r;
 };
+/* The data start `lead` bytes in, at an address 16-byte aligned or, with `misalign` (1..15),
+ * that many bytes past one. */
 struct Buf {
     std::vector<unsigned char> bytes;
     std::vector<UserByte> use;
-    size_t n = 0;
-    void make(size_t len) {
+    size_t n = 0, lead = kGuard;
+    void make(size_t len, unsigned misalign = 0) {
         n = len;
-        bytes.assign(len + 2 * kGuard, kCanary);
-        use.assign(len + 2 * kGuard, UserByte());
+        bytes.assign(len + 2 * kGuard + 16, kCanary);
+        use.assign(bytes.size(), UserByte());
+        lead = kGuard + ((misalign - (uintptr_t)(bytes.data() + kGuard)) & 15);
     }
-    unsigned char *data() { return bytes.data() + kGuard; }
+    unsigned char *data() { return bytes.data() + lead; }
 };
 
 enum Coll { ALLREDUCE, REDUCE, REDUCE_SCATTER, SCAN, EXSCAN, NCOLLS };
@@ -133,7 +139,7 @@ struct Model {
     /* User buffers: one block each byte, and the same rules between barriers. */
     void user(Buf &u, const unsigned char *p, size_t len, bool write, int b, int who, int rank) {
         const size_t at = (size_t)(p - u.bytes.data());
-        if (len && (at < (size_t)kGuard || at + len > kGuard + u.n)) {
+        if (len && (at < u.lead || at + len > u.lead + u.n)) {
             fail("a user access leaves the buffer", rank, at);
             return;
         }
@@ -156,6 +162,7 @@ struct Call {
     size_t bytes;       /* allreduce, reduce, scans: the message; reduce_scatter: recvcount */
     mcoll_dtype dtype;  /* reduce_scatter: U8, or a pair (padding after each block) */
     bool zero_copy = false; /* allreduce: sliced always, results stored into the recvbufs (to_owner) */
+    unsigned misalign = 0;  /* user buffers this many bytes past 16-byte alignment */
     std::vector<ReduceCall> c;
     std::vector<Buf> send, recv;
     std::vector<Buf *> sbuf;  /* the buffer sendbuf lies in (recv in place) */
@@ -176,9 +183,9 @@ static void build(Call &k, int n, int seed, mcoll_dev_team &team) {
     k.input.resize(n);
     for (int r = 0; r < n; r++) {
         const bool ip = k.in_place && (k.coll != REDUCE || r == k.root);
-        k.recv[r].make(recv_len);
+        k.recv[r].make(recv_len, k.misalign);
         memset(k.recv[r].data(), kPoison, recv_len);
-        k.send[r].make(ip ? 0 : total);
+        k.send[r].make(ip ? 0 : total, k.misalign);
         k.sbuf[r] = ip ? &k.recv[r] : &k.send[r];
         k.input[r].resize(total);
         for (size_t i = 0; i < total; i++) k.input[r][i] = k.sbuf[r]->data()[i] = input_byte(r, i, seed);
@@ -202,6 +209,7 @@ static void build(Call &k, int n, int seed, mcoll_dev_team &team) {
         /* As run_reduce and the zero-copy launchers choose (the model is the unicast layer). */
         k.c[r].to_owner = inputs_by_stores(&team, k.c[r]);
         k.c[r].results_to_recv = k.zero_copy && k.c[r].to_owner && k.c[r].two_shot;
+        k.c[r].root_reads_send = root_reads_send(&team, k.c[r]); /* a kind that honours it */
     }
 }
 
@@ -216,7 +224,7 @@ static std::vector<unsigned char> expected(Call &k, int r, int n, const std::vec
         const int upto = k.coll == SCAN ? r + 1 : k.coll == EXSCAN ? r : n;
         unsigned char sum = 0;
         for (int q = 0; q < upto; q++) sum += k.input[q][k.coll == REDUCE_SCATTER ? (size_t)r * block + i : i];
-        want[kGuard + i] = sum;
+        want[k.recv[r].lead + i] = sum;
     }
     return want;
 }
@@ -265,6 +273,13 @@ static void run_jobs(Model &m, Call &k, const Sched &s, const Plan &p, size_t ph
                 const int count = c.scan && !c.two_shot ? (c.scan == kScanExclusive ? r : r + 1) : m.n;
                 std::vector<std::vector<unsigned char>> in(m.n, std::vector<unsigned char>(16));
                 for (int q = 0; q < count; q++) {
+                    if (c.root_reads_send && q == r) { /* root's own input, from its sendbuf */
+                        const unsigned char *mine = (const unsigned char *)c.send + (size_t)c.red_slot * c.slot_bytes + off + i;
+                        m.user(*k.sbuf[r], mine, m16, false, b, who, r);
+                        memset(in[q].data(), 0, 16);
+                        memcpy(in[q].data(), mine, m16);
+                        continue;
+                    }
                     /* to_owner: rank q's part lies in this rank's position q. */
                     const size_t from = c.to_owner ? red_from(st, s, q) : src;
                     m.load(b, c.to_owner ? r : q, from + i, in[q].data(), 16, from, from + s.chunk, who);
@@ -369,6 +384,35 @@ static void run_neighbour(Model &m) {
     }
 }
 
+/* Reduces in which root read its input in place, by kind, and those that kept the copy for an
+ * unaligned sendbuf: run_case must have met each. */
+static struct {
+    int in_place, out_of_place, chunks, odd, unaligned;
+} root_reads;
+
+/* Root reads its input in place exactly in a one-shot reduce from a 16-byte aligned sendbuf
+ * (ReduceCall::root_reads_send); counts what run_case covered. Returns the failures. */
+static int check_root_reads(const Call &k, const mcoll_dev_team &team) {
+    int bad = 0;
+    for (int r = 0; r < team.size; r++) {
+        const ReduceCall &c = k.c[r];
+        const bool one_shot_root = k.coll == REDUCE && !c.two_shot && r == k.root;
+        if (c.root_reads_send != (one_shot_root && !k.misalign)) bad++;
+        if (!one_shot_root) continue;
+        if (k.misalign) {
+            root_reads.unaligned++;
+            continue;
+        }
+        (k.in_place ? root_reads.in_place : root_reads.out_of_place)++;
+        Sched s;
+        if (make_sched(&team, c.slot_bytes, c.nslots, half_slots(c), &s) == 0 && plan_of(s, c, 0, r).chunks >= 3)
+            root_reads.chunks++;
+        if (k.bytes % 16) root_reads.odd++;
+    }
+    if (bad) fprintf(stderr, "%s: root_reads_send not set as it should be\n", coll_name[k.coll]);
+    return bad;
+}
+
 /* Random calls of every collective; returns the number of failures. */
 static int run_case(int n, int round) {
     const int rows = 1 + (int)below(3);
@@ -397,6 +441,7 @@ static int run_case(int n, int round) {
         k.root = (int)below((size_t)n);
         k.dtype = k.coll == REDUCE_SCATTER && rnd() % 3 == 0 ? MCOLL_F64_I32 : MCOLL_U8;
         k.zero_copy = k.coll == ALLREDUCE && team.store_inputs && rnd() % 2;
+        k.misalign = rnd() % 3 ? 0 : 1 + (unsigned)below(15);
         /* Sizes: one element, odd, exactly or one past a chunk or a block, many chunks. */
         const size_t unit = k.coll == REDUCE_SCATTER ? 1 : (size_t)n;
         switch (rnd() % 6) {
@@ -407,12 +452,13 @@ static int run_case(int n, int round) {
         }
         if (k.dtype != MCOLL_U8) k.bytes = 1 + k.bytes / 16;
         build(k, n, i, team);
+        bad += check_root_reads(k, team);
         std::vector<std::vector<unsigned char>> before(n);
         for (int r = 0; r < n; r++) before[r] = k.recv[r].bytes;
         char what[200];
-        snprintf(what, sizeof what, "%s%s%s%s n=%d root=%d bytes=%zu rows=%d chunk~%zu oneshot_max=%zu call %d",
+        snprintf(what, sizeof what, "%s%s%s%s n=%d root=%d bytes=%zu misalign=%u rows=%d chunk~%zu oneshot_max=%zu call %d",
                  coll_name[k.coll], k.in_place ? " in place" : "", team.store_inputs ? " stores" : "",
-                 k.zero_copy ? " zero-copy" : "", n, k.root, k.bytes, rows, chunk, team.oneshot_max, i);
+                 k.zero_copy ? " zero-copy" : "", n, k.root, k.bytes, k.misalign, rows, chunk, team.oneshot_max, i);
         m.what = what;
         if (rnd() % 2) run_neighbour(m); /* its reads after its barrier meet this call's first phase */
         size_t barriers;
@@ -424,7 +470,7 @@ static int run_case(int n, int round) {
                 if (k.recv[r].bytes != want) {
                     size_t x = 0;
                     while (k.recv[r].bytes[x] == want[x]) x++;
-                    fprintf(stderr, "%s: rank %d: receive byte %ld is 0x%02x, want 0x%02x\n", what, r, (long)x - kGuard,
+                    fprintf(stderr, "%s: rank %d: receive byte %ld is 0x%02x, want 0x%02x\n", what, r, (long)x - (long)k.recv[r].lead,
                             k.recv[r].bytes[x], want[x]);
                     bad++;
                 }
@@ -443,14 +489,17 @@ static int run_case(int n, int round) {
 }
 
 /* The bytes each rank's memory moves (data area and user buffers, reads and writes) are the
- * counts of collectives/README.md, for sizes that fill whole 16-byte packs. */
+ * counts of collectives/README.md, for sizes that fill whole 16-byte packs; reduce also in place
+ * and from an unaligned sendbuf (root copies its input in then). */
 static int check_bytes(void) {
     int bad = 0;
     for (int n = 2; n <= 8; n++)
         for (int coll = ALLREDUCE; coll <= REDUCE_SCATTER; coll++)
             for (int shot = 0; shot < 2; shot++)
-            for (int mode = 0; mode < 3; mode++) { /* inputs loaded, stored, stored zero-copy */
+            for (int mode = 0; mode < 3; mode++) /* inputs loaded, stored, stored zero-copy */
+            for (int buf = 0; buf < 3; buf++) { /* out of place, in place (reduce), unaligned (reduce) */
                 if (mode == 2 && (coll != ALLREDUCE || !shot)) continue;
+                if (buf && coll != REDUCE) continue;
                 const size_t S = (size_t)16 * n * (n - 1) * 24; /* whole packs in every slice */
                 mcoll_dev_team team;
                 memset(&team, 0, sizeof team);
@@ -463,7 +512,8 @@ static int check_bytes(void) {
                 Call k;
                 k.zero_copy = mode == 2;
                 k.coll = (Coll)coll;
-                k.in_place = 0;
+                k.in_place = buf == 1;
+                k.misalign = buf == 2 ? 7 : 0;
                 k.root = n - 1;
                 k.dtype = MCOLL_U8;
                 k.bytes = coll == REDUCE_SCATTER ? S / n : S;
@@ -478,13 +528,17 @@ static int check_bytes(void) {
                     /* Zero-copy by stores: its input read, every rank's part of its slice
                      * received and read, every slice's result received into recvbuf. */
                     case ALLREDUCE: want = mode == 2 ? 4 * S : shot ? 6 * S : (n + 3) * S; break;
-                    /* Two ranks reduce one-shot at every size (reduce_one_shot). */
-                    case REDUCE: want = shot && n > 2 ? (root ? 6 * S : 3 * S) : (root ? 4 * S : 3 * S); break;
+                    /* Two ranks reduce one-shot at every size (reduce_one_shot). One-shot root
+                     * reads its input in place and writes recvbuf, 2S; from an unaligned sendbuf
+                     * it copies it in (2S) and reads it back (S) first, 4S. */
+                    case REDUCE:
+                        want = shot && n > 2 ? (root ? 6 * S : 3 * S) : !root ? 3 * S : buf == 2 ? 4 * S : 2 * S;
+                        break;
                     default: want = 3 * S + S / n; break; /* reduce_scatter: the same either way */
                     }
                     if (m.hbm[r] != want) {
-                        fprintf(stderr, "%s %s mode %d n=%d rank %d: %zu bytes through memory, want %zu\n",
-                                coll_name[coll], shot ? "two-shot" : "one-shot", mode, n, r, m.hbm[r], want);
+                        fprintf(stderr, "%s %s mode %d buffers %d n=%d rank %d: %zu bytes through memory, want %zu\n",
+                                coll_name[coll], shot ? "two-shot" : "one-shot", mode, buf, n, r, m.hbm[r], want);
                         bad++;
                     }
                 }
@@ -559,12 +613,27 @@ int main(void) {
     CHECK(check_split() == 0);
     CHECK(check_wide_grid() == 0);
     CHECK(check_bytes() == 0);
+    {   /* The kernel counts phases in 32 bits: up to chunks + 2 of them must fit. */
+        Sched s;
+        memset(&s, 0, sizeof s);
+        s.chunk = 16;
+        s.span = s.chunk * ((size_t)UINT32_MAX - 3);
+        CHECK(phases_fit(s));
+        s.span += s.chunk;
+        CHECK(!phases_fit(s));
+    }
     for (int round = 0; round < 150; round++)
         for (int n = 2; n <= 8; n++) {
             failures += run_case(n, round) != 0;
             cases++;
         }
     CHECK(failures == 0);
+    /* Root read its input in place in and out of place, over several chunks and with a partial
+     * last pack, and kept the copy from unaligned sendbufs. */
+    CHECK(root_reads.in_place > 0 && root_reads.out_of_place > 0 && root_reads.chunks > 0 && root_reads.odd > 0);
+    CHECK(root_reads.unaligned > 0);
+    printf("root read in place: %d in place, %d out of place, %d of 3+ chunks, %d odd sizes; %d unaligned copied\n",
+           root_reads.in_place, root_reads.out_of_place, root_reads.chunks, root_reads.odd, root_reads.unaligned);
     printf("%d cases\n", cases);
     return unit_exit("test_pipeline");
 }
