@@ -1,8 +1,10 @@
 /* A call's buffers mapped for that call (call_windows.h). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
 #include "call_windows.h"
 #include "checks.h"
+#include "clock.h"
 #include "vmm.h"
 
 /* What each rank sends the others, once per call: its buffers as peers map them (kind 0: it has
@@ -61,18 +63,15 @@ static mcoll_result map_role(mcoll_team *team, mcoll_window *w, const record *al
     return mcoll_window_map(team, w, role, retained, have_retained);
 }
 
-int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
-                            int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout)
+/* One exchange of the call's descriptions: every rank's records in all[], this rank's retained
+ * VMM handles, and why the call cannot run zero-copy (NULL: it can; use[i] as for refusal).
+ * w[i] are this call's new windows (a NULL one makes this rank decline). Collective. */
+static const char *exchange(mcoll_team *team, const mcoll_call_buffer *bufs, int n, int local_ok,
+                            mcoll_window *w[MCOLL_CALL_BUFFERS], record *all, CUmemGenericAllocationHandle *retained,
+                            int *have_retained, int *use)
 {
-    record mine, all[MCOLL_MAX_RANKS];
-    mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL};
-    CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
-    int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i;
-    mcoll_result rc = MCOLL_SUCCESS;
-    const char *why;
-
-    *nout = 0;
-    if (windows->calls_unmapped) return 0;
+    record mine;
+    int i;
     memset(&mine, 0, sizeof mine);
     mine.local_ok = local_ok != 0;
     for (i = 0; i < n; i++) {
@@ -81,12 +80,21 @@ int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcol
         else mine.local_ok = 0;
     }
     if (mine.local_ok) describe(team, bufs, n, &mine, retained, have_retained);
-    why = "the exchange of the buffers' descriptions failed";
-    if (PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, team->comm) == MPI_SUCCESS)
-        why = refusal(all, team->size, bufs, n, use);
+    if (PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE, team->comm) != MPI_SUCCESS)
+        return "the exchange of the buffers' descriptions failed";
+    return refusal(all, team->size, bufs, n, use);
+}
+
+/* Map the roles in use into w[] and agree on the result (collective); 1 when every rank mapped. */
+static int map_agreed(mcoll_team *team, mcoll_windows *windows, const record *all, const mcoll_call_buffer *bufs,
+                      int n, mcoll_window *w[MCOLL_CALL_BUFFERS], const CUmemGenericAllocationHandle *retained,
+                      const int *have_retained, const int *use)
+{
+    mcoll_result rc = MCOLL_SUCCESS;
+    int i;
     for (i = 0; i < n; i++) {
         mcoll_result mapped;
-        if (why || !use[i]) {
+        if (!use[i]) {
             if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
             continue;
         }
@@ -94,30 +102,132 @@ int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcol
         mapped = map_role(team, w[i], all, i, &bufs[i], retained[i], have_retained[i]);
         if (rc == MCOLL_SUCCESS) rc = mapped;
     }
-    if (why) MCOLL_TRACE("zero-copy: not this call: %s", why);
-    else if ((rc = mcoll_window_agree(team, rc)) != MCOLL_SUCCESS) {
+    if ((rc = mcoll_window_agree(team, rc)) != MCOLL_SUCCESS) {
         /* Whatever failed (peer access, memory) would most likely fail again on every call. */
         windows->calls_unmapped = 1;
         MCOLL_INFO("zero-copy: mapping the peers' buffers failed on some rank (%s); every rank stages this call and "
                    "the later ones of this communicator", mcoll_strerror(rc));
+        return 0;
     }
-    if (!why && rc == MCOLL_SUCCESS && !windows->calls_mapped++)
+    if (!windows->calls_mapped++)
         MCOLL_INFO("zero-copy: a call through MPI mapped its peers' buffers (the first of this communicator)");
-    for (i = 0; i < n; i++) {
-        if (!w[i]) continue;
-        if (!why && rc == MCOLL_SUCCESS && use[i]) out[(*nout)++] = w[i];
-        else mcoll_window_destroy(team, w[i]);
-    }
-    return !why && rc == MCOLL_SUCCESS;
+    return 1;
 }
 
+/* This call's windows: those mapped (out[0..*nout)) when it maps, the others destroyed. */
+static void hand_out(mcoll_team *team, mcoll_window *w[MCOLL_CALL_BUFFERS], int n, const int *use, int ok,
+                     mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        if (!w[i]) continue;
+        if (ok && use[i]) out[(*nout)++] = w[i];
+        else mcoll_window_destroy(team, w[i]);
+    }
+}
+
+int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
+                            int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout)
+{
+    record all[MCOLL_MAX_RANKS];
+    mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL};
+    CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
+    int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i, ok;
+    const char *why;
+
+    *nout = 0;
+    if (windows->calls_unmapped) return 0;
+    why = exchange(team, bufs, n, local_ok, w, all, retained, have_retained, use);
+    if (why) {
+        MCOLL_TRACE("zero-copy: not this call: %s", why);
+        for (i = 0; i < n; i++)
+            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
+    }
+    ok = !why && map_agreed(team, windows, all, bufs, n, w, retained, have_retained, use);
+    hand_out(team, w, n, use, ok, out, nout);
+    return ok;
+}
+
+/* Forget the last call's windows (local). */
+static void drop_kept(mcoll_team *team, mcoll_windows *windows)
+{
+    int i;
+    for (i = 0; i < windows->nkept; i++) mcoll_window_destroy(team, windows->kept[i]);
+    windows->nkept = 0;
+    free(windows->kept_records);
+    windows->kept_records = NULL;
+    windows->kept_bytes = 0;
+}
+
+/* Keep this call's windows, and the records they were mapped from, for the next call. */
+static void keep(mcoll_team *team, mcoll_windows *windows, const record *all, mcoll_window *w[MCOLL_CALL_BUFFERS],
+                 int made)
+{
+    const size_t bytes = (size_t)team->size * sizeof *all;
+    int i;
+    windows->kept_records = malloc(bytes);
+    if (!windows->kept_records) return; /* the windows go at the release, as without keeping */
+    memcpy(windows->kept_records, all, bytes);
+    windows->kept_bytes = bytes;
+    for (i = 0; i < made; i++) windows->kept[i] = w[i];
+    windows->nkept = made;
+}
+
+/* A solver's loop calls with the same buffers again and again: when every rank describes its
+ * buffers exactly as for the last call (the same allocations, by buffer id, at the same offsets,
+ * with the same sizes), every rank sees so in the exchange, alike, and the last call's windows,
+ * held since, serve again without mapping anything, so without the agreement either. Memory
+ * freed and allocated again has a new buffer id and is mapped afresh. */
 int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
                            int local_ok)
 {
-    mcoll_window *w[MCOLL_CALL_BUFFERS];
-    int i, made, ok = mcoll_call_windows_make(team, windows, bufs, n, local_ok, w, &made);
-    for (i = 0; i < made; i++) mcoll_window_link(windows, w[i]);
+    record all[MCOLL_MAX_RANKS];
+    mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL}, *made[MCOLL_CALL_BUFFERS];
+    CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
+    int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i, ok, nmade = 0;
+    const int timed = mcoll_log_level >= MCOLL_LOG_TRACE;
+    const uint64_t t0 = timed ? mcoll_now_ns() : 0;
+    uint64_t t1;
+    const char *why;
+
+    if (windows->calls_unmapped) return 0;
+    why = exchange(team, bufs, n, local_ok, w, all, retained, have_retained, use);
+    t1 = timed ? mcoll_now_ns() : 0;
+    if (!why && windows->kept_records && windows->kept_bytes == (size_t)team->size * sizeof *all &&
+        !memcmp(windows->kept_records, all, windows->kept_bytes)) {
+        for (i = 0; i < n; i++) {
+            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
+            mcoll_window_destroy(team, w[i]);
+        }
+        for (i = 0; i < windows->nkept; i++) mcoll_window_link(windows, windows->kept[i]);
+        if (!windows->calls_kept++)
+            MCOLL_INFO("zero-copy: a call through MPI found every rank's buffers as in the call before: its windows "
+                       "serve again, with no mapping and no agreement");
+        MCOLL_TRACE("zero-copy: the last call's windows again; exchange %.2f us", (double)(t1 - t0) * 1e-3);
+        return 1;
+    }
+    drop_kept(team, windows);
+    if (why) {
+        MCOLL_TRACE("zero-copy: not this call: %s", why);
+        for (i = 0; i < n; i++)
+            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
+    }
+    ok = !why && map_agreed(team, windows, all, bufs, n, w, retained, have_retained, use);
+    hand_out(team, w, n, use, ok, made, &nmade);
+    for (i = 0; i < nmade; i++) mcoll_window_link(windows, made[i]);
+    if (ok) keep(team, windows, all, made, nmade);
+    MCOLL_TRACE("zero-copy: exchange %.2f us, mapping and agreement %.2f us", (double)(t1 - t0) * 1e-3,
+                timed ? (double)(mcoll_now_ns() - t1) * 1e-3 : 0.0);
     return ok;
+}
+
+/* 1 when w is one of the last call's windows, kept for the next. */
+static int is_kept(const mcoll_windows *windows, const mcoll_window *w)
+{
+    int i;
+    for (i = 0; i < windows->nkept; i++)
+        if (windows->kept[i] == w) return 1;
+    return 0;
 }
 
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows)
@@ -131,6 +241,6 @@ void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows)
         }
         *link = w->next;
         w->next = NULL;
-        mcoll_window_destroy(team, w);
+        if (!is_kept(windows, w)) mcoll_window_destroy(team, w);
     }
 }

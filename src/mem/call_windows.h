@@ -8,6 +8,10 @@
  * the unused ones (MCOLL_REG_CACHE). They become windows of kind CALL (every rank has one) or
  * CALL_ROOT (reduce's receive buffer, which only the root has), linked into the communicator's
  * list for the call, so the zero-copy forms of src/api/direct.c find them as they find windows.
+ * The last call's windows are kept, out of the list, with every rank's description: a call whose
+ * descriptions all match them (a loop over the same buffers) takes them again, skipping the
+ * mapping and the agreement that follows it; the exchange itself stays, since a rank learns only
+ * from it whether the others' buffers are the same.
  *
  * Layer: mem/ (uses team/); the plug-in's engine bridge calls it (src/pmpi/engine_map.c). */
 #ifndef MCOLL_CALL_WINDOWS_H
@@ -16,7 +20,6 @@
 #include <stddef.h>
 #include "window.h"
 
-#define MCOLL_CALL_BUFFERS 2
 
 /* One buffer of the call: this rank's [ptr, ptr + bytes). `root_only`: only rank `root` has it
  * (the others pass ptr NULL), and the call runs without it when the root's cannot be mapped. */
@@ -41,7 +44,8 @@ int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll
 int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
                             int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout);
 
-/* Unlink the call's windows and release their mappings to the cache (the call's kernel is done). */
+/* Unlink the call's windows and release their mappings to the cache (the call's kernel is done);
+ * the last call's, kept for the next call (mcoll_call_windows_map), stay held out of the list. */
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows);
 
 #endif /* MCOLL_CALL_WINDOWS_H */

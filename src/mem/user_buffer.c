@@ -32,16 +32,34 @@ static mcoll_result ask_driver(const void *ptr, pointer_facts *f)
     return MCOLL_SUCCESS;
 }
 
-/* This host's name, hashed (FNV-1a): with the pid, it names a process of a job spanning nodes. */
-static uint64_t host_key(void)
+/* This process as peers name it: its pid, and its host (a hash of the name, FNV-1a), since pids
+ * repeat across nodes. Worked out once per process (a fork works them out again): both are
+ * system calls, and every call through MPI that maps its buffers describes them. */
+static struct {
+    int32_t pid;
+    uint64_t host;
+} self;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static void learn_self(void)
 {
     char name[256] = "";
     uint64_t h = 1469598103934665603ull;
     size_t i;
     gethostname(name, sizeof name - 1);
     for (i = 0; name[i]; i++) h = (h ^ (unsigned char)name[i]) * 1099511628211ull;
-    return h;
+    self.host = h;
+    self.pid = (int32_t)getpid();
 }
+
+/* A forked child (one thread, then) learns its own pid at once. */
+static void first_time(void)
+{
+    learn_self();
+    pthread_atfork(NULL, NULL, learn_self);
+}
+
+static void know_self(void) { pthread_once(&self_once, first_time); }
 
 /* 1 when [p, p + n) lies in [base, base + size). */
 static int inside(uintptr_t p, size_t n, CUdeviceptr base, size_t size)
@@ -65,8 +83,9 @@ mcoll_result mcoll_user_buffer_describe(int device, CUmemAllocationHandleType vm
         snprintf(why, why_len, "%p is memory of GPU %d, the communicator's is %d", ptr, f.device, device);
         return MCOLL_ERR_INVALID_ARG;
     }
-    out->pid = (int32_t)getpid();
-    out->host = host_key();
+    know_self();
+    out->pid = self.pid;
+    out->host = self.host;
     out->buffer_id = f.buffer_id;
     out->bytes = bytes;
     if (f.legacy_ipc) {

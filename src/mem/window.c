@@ -73,6 +73,16 @@ void mcoll_windows_destroy(mcoll_team *team, mcoll_windows *windows)
 {
     mcoll_window *w;
     int q;
+    /* The last call's windows (call_windows.c) are out of the list between calls. */
+    while (windows->nkept > 0) {
+        w = windows->kept[--windows->nkept];
+        mcoll_window_unlink(windows, w);
+        w->next = windows->head;
+        windows->head = w;
+    }
+    free(windows->kept_records);
+    windows->kept_records = NULL;
+    windows->kept_bytes = 0;
     while ((w = windows->head) != NULL) {
         windows->head = w->next;
         if (w->kind == MCOLL_WINDOW_ALLOCATED) mcoll_symmetric_destroy(team, &w->memory);

@@ -34,6 +34,9 @@ typedef struct mcoll_window {
     mcoll_peer_map *maps[MCOLL_MAX_RANKS];/* REGISTERED, CALL*: the cached peer mappings held */
 } mcoll_window;
 
+/* The most buffers one call maps (call_windows.h). */
+#define MCOLL_CALL_BUFFERS 2
+
 /* A team's windows, newest first. */
 typedef struct {
     mcoll_window *head;
@@ -42,6 +45,13 @@ typedef struct {
                                              rank): later calls are not mapped (call_windows.h) */
     unsigned long long calls_mapped;      /* calls whose buffers were mapped for them */
     unsigned long long requests_mapped;   /* persistent requests whose buffers were mapped for them */
+    /* The last call's windows, kept out of the list between calls with every rank's description
+     * of them (call_windows.c): the next call that every rank describes alike takes them again. */
+    mcoll_window *kept[MCOLL_CALL_BUFFERS];
+    int nkept;
+    void *kept_records;                   /* every rank's record, as exchanged (malloc'd) */
+    size_t kept_bytes;
+    unsigned long long calls_kept;        /* calls that took the last call's windows again */
 } mcoll_windows;
 
 /* A new window with the next id (not yet linked). NULL when out of memory; the id is used up

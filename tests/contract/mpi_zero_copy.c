@@ -10,9 +10,11 @@
  *     reduce_scatter and allgather run zero-copy (mcoll_comm_info's zero_copy_calls, the
  *     zero-copy launcher, not the staged one) and their results are those computed here;
  *   - below the threshold, and with MCOLL_ZERO_COPY_MIN=off's decision, the staged kernels run;
- *   - the same buffers again: cache hits, no IPC handle made or opened;
+ *   - the same buffers again: the last call's windows serve again (no mapping, no agreement),
+ *     no IPC handle made or opened, and they stay held between the calls (and only they);
  *   - a buffer freed and allocated again at the same address between calls: mapped afresh (new
  *     buffer id), and the peers read the new data;
+ *   - one rank's buffer changed, the others' the same: every rank maps afresh;
  *   - one rank's buffer that peers cannot map (cuMemCreate memory without a shareable handle
  *     type): every rank takes the staged kernels;
  *   - an IPC open that fails on one rank: every rank stages that call, the next one is zero-copy;
@@ -204,6 +206,13 @@ static int sum_of(int round, size_t i)
 
 static MPI_Comm comm; /* the communicator of the calls */
 
+/* Calls that took the last call's windows again (call_windows.h). */
+static unsigned long long kept_calls(void)
+{
+    mcoll_comm_state *cs = mcoll_comm_state_get(comm);
+    return cs && cs->engine ? cs->engine->windows.calls_kept : 0;
+}
+
 static unsigned long long zero_copy_calls(void)
 {
     mcoll_comm_state *cs = mcoll_comm_state_get(comm);
@@ -334,15 +343,18 @@ static void check_collectives(void)
  * handles kept per buffer id. Then send is freed and allocated again: a new buffer id. */
 static void check_reuse(void)
 {
-    int *send = d_alloc(COUNT * sizeof(int)), *recv = d_alloc(COUNT * sizeof(int)), *again;
+    int *send = d_alloc(COUNT * sizeof(int)), *recv = d_alloc(COUNT * sizeof(int)), *again, *other;
     int entries, in_use;
     long mapped, mapped_before;
+    unsigned long long kept;
+    const int held = 2 * (size - 1); /* the last call's two buffers, every peer's */
 
-    expect_in_use = 2 * (size - 1);
+    expect_in_use = held;
     fill(send, COUNT, rank, 6);
     MPI_Allreduce(send, recv, COUNT, MPI_INT, MPI_SUM, comm);
     mcoll_reg_cache_stats(&entries, &in_use, &mapped_before);
     long made = mcoll_contract_calls("cuIpcGetMemHandle"), opened = mcoll_contract_calls("cuIpcOpenMemHandle");
+    kept = kept_calls();
     allreduce_case("allreduce on the same buffers", send, recv, 7, 1);
     mcoll_reg_cache_stats(&entries, &in_use, &mapped);
     ct_checks++;
@@ -350,19 +362,35 @@ static void check_reuse(void)
         mcoll_contract_calls("cuIpcOpenMemHandle") != opened)
         CT_FAIL("the same buffers again: %ld new mappings, %ld IPC handles made, %ld opened", mapped - mapped_before,
                 mcoll_contract_calls("cuIpcGetMemHandle") - made, mcoll_contract_calls("cuIpcOpenMemHandle") - opened);
-    if (in_use) CT_FAIL("%d peer mappings still in use after the calls", in_use);
+    if (kept_calls() != kept + 1) CT_FAIL("the same buffers again: the last call's windows not taken again");
+    if (in_use != held) CT_FAIL("%d peer mappings held between calls, %d expected (the last call's)", in_use, held);
 
     d_release(send);
     again = d_alloc(COUNT * sizeof(int));
     int same_address = again == send, everywhere = 0;
     PMPI_Allreduce(&same_address, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    kept = kept_calls();
     allreduce_case("allreduce after free and allocate: zero-copy on the new data, never the old", again, recv, 8, 1);
     mcoll_reg_cache_stats(&entries, &in_use, &mapped_before);
     ct_checks++;
     if (mapped_before != mapped + size - 1)
         CT_FAIL("free and allocate%s: %ld new mappings, %d expected (one per peer)",
                 everywhere ? " at the same address" : "", mapped_before - mapped, size - 1);
+    if (kept_calls() != kept) CT_FAIL("free and allocate: the last call's windows taken for new memory");
+    if (in_use != held) CT_FAIL("%d peer mappings held after free and allocate, %d expected", in_use, held);
     if (rank == 0) printf("free and allocate again: %s address on every rank\n", everywhere ? "the same" : "not the same");
+
+    /* Only the last rank changes buffers: the others' records match, but every rank must map. */
+    other = d_alloc(COUNT * sizeof(int));
+    kept = kept_calls();
+    allreduce_case("allreduce where one rank changed its buffer", rank == size - 1 ? other : again, recv, 9, 1);
+    mcoll_reg_cache_stats(&entries, &in_use, &mapped);
+    ct_checks++;
+    if (kept_calls() != kept) CT_FAIL("one rank's buffer changed: the last call's windows taken again");
+    if (mapped != mapped_before + (rank == size - 1 ? 0 : 1))
+        CT_FAIL("one rank's buffer changed: %ld new mappings here, %d expected", mapped - mapped_before,
+                rank == size - 1 ? 0 : 1);
+    d_release(other);
     d_release(again);
     d_release(recv);
 }
@@ -448,7 +476,8 @@ static void check_cache_bound(void)
     }
     mcoll_reg_cache_stats(&entries, &in_use, &mapped);
     ct_checks++;
-    if (in_use || entries > CACHE_LIMIT)
+    /* Held: the last call's mappings, kept for the next call. */
+    if (in_use != 2 * (size - 1) || entries > CACHE_LIMIT)
         CT_FAIL("registration cache: %d entries (%d in use) after the calls, MCOLL_REG_CACHE=%d", entries, in_use,
                 CACHE_LIMIT);
 }
@@ -479,12 +508,13 @@ static void check_persistent(void)
     MPI_Request ar, rd, bc, small;
     MPI_Comm dup;
     long opened;
+    const int before = mappings_in_use(); /* the last blocking call's, kept for the next */
 
     INIT(Allreduce)(send, recv, COUNT, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &ar);
     ct_checks++;
-    if (mappings_in_use() != 2 * (size - 1))
-        CT_FAIL("persistent allreduce: %d peer mappings held after its initialization, %d expected", mappings_in_use(),
-                2 * (size - 1));
+    if (mappings_in_use() != before + 2 * (size - 1))
+        CT_FAIL("persistent allreduce: %d peer mappings held after its initialization, %d expected",
+                mappings_in_use() - before, 2 * (size - 1));
     opened = mcoll_contract_calls("cuIpcOpenMemHandle");
     expect_in_use = 2 * (size - 1);
     for (int round = 30; round < 33; round++) {
@@ -521,7 +551,8 @@ static void check_persistent(void)
     MPI_Request_free(&small);
     MPI_Request_free(&ar);
     ct_checks++;
-    if (mappings_in_use()) CT_FAIL("%d peer mappings still in use after MPI_Request_free", mappings_in_use());
+    if (mappings_in_use() != before)
+        CT_FAIL("%d peer mappings still in use after MPI_Request_free", mappings_in_use() - before);
 
     /* Erroneous: the request's input freed and allocated again at its address on every rank.
      * Each start then says so (the peers map the old memory, which the model keeps). */
@@ -555,7 +586,8 @@ static void check_persistent(void)
     INIT(Allreduce)(send, recv, COUNT, MPI_INT, MPI_SUM, dup, MPI_INFO_NULL, &ar);
     MPI_Comm_free(&dup);
     ct_checks++;
-    if (mappings_in_use()) CT_FAIL("%d peer mappings still in use after MPI_Comm_free", mappings_in_use());
+    if (mappings_in_use() != before)
+        CT_FAIL("%d peer mappings still in use after MPI_Comm_free", mappings_in_use() - before);
     MPI_Request_free(&ar);
     d_release(other);
     d_release(send);
