@@ -125,8 +125,9 @@ int mcoll_resident_take(mcoll_comm *comm)
     mcoll_resident_lock(r);
     if (r->unusable || mcoll_resident_forked(r) || !ready(comm)) goto launch_instead;
     /* MPI's users may count on a call seeing what they enqueued on the legacy default stream
-     * before it; the launched kernels, on the team's blocking stream, honour that by design. */
-    if (mcoll_cu.cuStreamQuery(CU_STREAM_LEGACY) != CUDA_SUCCESS) {
+     * before it; the launched kernels, on the team's blocking stream, honour that by design.
+     * Programs that synchronize first (as CUDA-aware MPIs require) may spare the query. */
+    if (mcoll_settings_get()->legacy_stream_order && mcoll_cu.cuStreamQuery(CU_STREAM_LEGACY) != CUDA_SUCCESS) {
         mcoll_resident_say(r, MCOLL_SAID_LEGACY_BUSY,
                            "the legacy default stream had work queued: that call was launched after it");
         goto launch_instead;

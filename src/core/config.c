@@ -65,6 +65,8 @@ static const setting settings_table[] = {
      "1: blocking calls through MPI that take the low-latency protocol (and nonblocking and persistent ones, with MCOLL_RESIDENT_NONBLOCKING=1) run in a kernel that stays resident between calls (no launch per call); 0: a launch per call"},
     {"MCOLL_RESIDENT_NONBLOCKING", "1", KIND_BOOL, FIELD(resident_nonblocking), 0, 0,
      "1, with MCOLL_RESIDENT=1: nonblocking and persistent calls that take the low-latency protocol are posted to the resident kernel's ring too (no launch per call; a start never waits: with the ring full the call is launched, and a launch behind ring calls waits for them on the GPU); 0: they are launched"},
+    {"MCOLL_LEGACY_STREAM_ORDER", "1", KIND_BOOL, FIELD(legacy_stream_order), 0, 0,
+     "1: a call through MPI that the resident kernel would run first asks whether the legacy default stream has work queued and, if so, is launched behind that work, so it sees what the application queued there without synchronizing; 0: the resident kernel takes it without asking (for programs that synchronize before MPI calls, as CUDA-aware MPIs require; saves a stream query per call)"},
     {"MCOLL_RESIDENT_IDLE_US", "100", KIND_INT, FIELD(resident_idle_us), 1, 1000000,
      "microseconds without a call after which the resident kernel ends (the application's own device synchronizations wait at most this long for it)"},
     {"MCOLL_ASYNC_START", "0", KIND_BOOL, FIELD(async_start), 0, 0,

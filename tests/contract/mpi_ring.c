@@ -231,6 +231,22 @@ static CUresult sync_stream(CUstream stream)
     return model_sync(stream);
 }
 
+/* Queries of the legacy default stream, counted; `legacy_busy` of them answer that work is
+ * queued there. */
+static CUresult (*model_query)(CUstream);
+static atomic_int legacy_queries, legacy_busy;
+
+static CUresult query_stream(CUstream stream)
+{
+    if (stream != CU_STREAM_LEGACY) return model_query(stream);
+    atomic_fetch_add(&legacy_queries, 1);
+    if (atomic_load(&legacy_busy) > 0) {
+        atomic_fetch_sub(&legacy_busy, 1);
+        return CUDA_ERROR_NOT_READY;
+    }
+    return model_query(stream);
+}
+
 /* ---------------------------------------------------------------------------------------------
  * Launched kernels: nothing may wait in the ring of their team
  * ------------------------------------------------------------------------------------------- */
@@ -516,6 +532,30 @@ static void check_stale_exit(void)
     ct_checks++;
 }
 
+/* MCOLL_LEGACY_STREAM_ORDER: on, every blocking call the ring would take asks whether the legacy
+ * default stream is idle, and one that finds work queued there is launched (behind that work);
+ * off, nobody asks and the ring takes it. */
+static void check_legacy_stream(int legacy_order)
+{
+    int queries = atomic_load(&legacy_queries), runs = atomic_load(&ring_runs), launches;
+    slow_us = 0;
+    for (int k = 0; k < 4; k++) blocking(MPI_COMM_WORLD, SMALL, 7100 + k);
+    queries = atomic_load(&legacy_queries) - queries;
+    if (atomic_load(&ring_runs) - runs != 4) CT_FAIL("4 small blocking calls: %d in the ring", atomic_load(&ring_runs) - runs);
+    if (legacy_order && queries < 4) CT_FAIL("MCOLL_LEGACY_STREAM_ORDER=1: %d queries of the legacy stream for 4 calls", queries);
+    if (!legacy_order && queries) CT_FAIL("MCOLL_LEGACY_STREAM_ORDER=0: %d queries of the legacy stream", queries);
+    runs = atomic_load(&ring_runs);
+    launches = atomic_load(&launched_runs);
+    atomic_store(&legacy_busy, 1);
+    blocking(MPI_COMM_WORLD, SMALL, 7104);
+    if (legacy_order && (atomic_load(&launched_runs) != launches + 1 || atomic_load(&ring_runs) != runs))
+        CT_FAIL("a call finding work on the legacy stream was not launched behind it");
+    if (!legacy_order && atomic_load(&ring_runs) != runs + 1)
+        CT_FAIL("MCOLL_LEGACY_STREAM_ORDER=0: a call did not go to the ring");
+    atomic_store(&legacy_busy, 0);
+    ct_checks++;
+}
+
 /* A kernel that cannot be started again: the request fails, the communicator goes on launched. */
 static void check_restart_fails(int rank)
 {
@@ -624,6 +664,7 @@ int main(int argc, char **argv)
     (void)check_host;
     /* The ring takes nonblocking calls only when asked (off by default). */
     ring_nonblocking = devmem_setting_on("MCOLL_RESIDENT_NONBLOCKING");
+    const int legacy_order = devmem_setting_on("MCOLL_LEGACY_STREAM_ORDER");
     setenv("MCOLL_RESIDENT_IDLE_US", "5000", 1);
     devmem_engine_init(&argc, &argv, &rank, &size, &dev, 1);
     mcoll_driver_load();
@@ -631,6 +672,8 @@ int main(int argc, char **argv)
     mcoll_cu.cuStreamSynchronize = sync_stream;
     model_wait_value = mcoll_cu.cuStreamWaitValue32;
     mcoll_cu.cuStreamWaitValue32 = wait_value;
+    model_query = mcoll_cu.cuStreamQuery;
+    mcoll_cu.cuStreamQuery = query_stream;
 
     blocking(MPI_COMM_WORLD, SMALL, 1); /* builds the team and starts its kernel */
     check_many(rank);
@@ -641,6 +684,7 @@ int main(int argc, char **argv)
     check_two_comms(rank);
     check_restart();
     check_stale_exit();
+    check_legacy_stream(legacy_order);
     checkpoint();
     check_restart_fails(rank);
     check_comm_free(rank);

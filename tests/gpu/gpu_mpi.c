@@ -290,6 +290,51 @@ static void free_and_reallocate(coll_api *api, size_t n)
     case_end();
 }
 
+/* A small MPI_Allreduce (and MPI_Iallreduce) right after the application queued its input on
+ * the legacy default stream, behind a long memset there, with no synchronization: the call must
+ * see that input (MCOLL_LEGACY_STREAM_ORDER=1, the default: the resident kernel does not take a
+ * call while the legacy stream is busy; a launch on the team's stream waits for it). */
+static void legacy_stream_order(coll_api *api)
+{
+    const size_t big = (size_t)1 << 30;
+    int *pinned = NULL, *send = NULL, *recv = NULL, got[2] = {0, 0};
+    char *slow = NULL;
+    if (!case_begin("%s/ordering/allreduce/int/sum/n=2/after-legacy-stream-work", api->name)) return;
+    if (case_agree(!cuda_check(cudaMallocHost((void **)&pinned, 2 * sizeof *pinned), "cudaMallocHost") &&
+                   !cuda_check(cudaMalloc((void **)&send, 2 * sizeof *send), "cudaMalloc") &&
+                   !cuda_check(cudaMalloc((void **)&recv, 2 * sizeof *recv), "cudaMalloc") &&
+                   !cuda_check(cudaMalloc((void **)&slow, big), "cudaMalloc"))) {
+        int said = 0; /* the first wrong round only; every rank makes every call */
+        for (int round = 0; round < 20; round++) {
+            const int nonblocking = round % 2, n = api->size;
+            const int want0 = n * (n + 1) / 2 + n * round * 100, want1 = -n * (n + 1) / 2;
+            MPI_Request q = MPI_REQUEST_NULL;
+            int ok, called;
+            pinned[0] = api->rank + 1 + round * 100;
+            pinned[1] = -(api->rank + 1);
+            ok = !cuda_check(cudaMemsetAsync(slow, round, big, 0), "cudaMemsetAsync") &&
+                 !cuda_check(cudaMemcpyAsync(send, pinned, 2 * sizeof *pinned, cudaMemcpyHostToDevice, 0),
+                             "cudaMemcpyAsync");
+            if (!case_agree(ok)) break;
+            called = (nonblocking ? MPI_Iallreduce(send, recv, 2, MPI_INT, MPI_SUM, api->comm, &q)
+                                  : MPI_Allreduce(send, recv, 2, MPI_INT, MPI_SUM, api->comm)) == MPI_SUCCESS &&
+                     MPI_Wait(&q, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+            if (!called) {
+                if (!said++) case_fail("round %d: the call failed", round);
+            } else if (!cuda_check(cudaMemcpy(got, recv, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy") &&
+                       (got[0] != want0 || got[1] != want1) && !said++) {
+                case_fail("round %d (%s): got {%d, %d}, want {%d, %d}: the call ran before the legacy stream's copy",
+                          round, nonblocking ? "MPI_Iallreduce" : "MPI_Allreduce", got[0], got[1], want0, want1);
+            }
+        }
+    }
+    cudaFree(slow);
+    cudaFree(recv);
+    cudaFree(send);
+    cudaFreeHost(pinned);
+    case_end();
+}
+
 /* Every kernel the calls above need has run by now (small blocking calls in the resident kernel
  * included): none may have grown the context's stack limit (1 KiB per thread by default), which
  * makes the driver reserve that much local memory for every thread the GPU can hold, for the rest
@@ -328,6 +373,7 @@ int main(int argc, char **argv)
     /* The engines still work after the errors. */
     c = reduction(COLL_ALLREDUCE, TT_FLOAT, OP_SUM, 1023, MEM_DEVICE);
     case_run(&api, &c);
+    legacy_stream_order(&api);
     stack_limit(&api);
     return harness_finish();
 }
