@@ -3,6 +3,7 @@
  * call. Two barriers per block and no data area, as in the direct reduction (reduce_kernel.cuh). */
 #include "access.cuh"
 #include "barrier.cuh"
+#include "completion.cuh"
 #include "copy.cuh"
 #include "launch_common.cuh"
 #include "schedule.cuh"
@@ -50,6 +51,7 @@ __global__ void __launch_bounds__(kThreads, 1) direct_push_kernel(const __grid_c
                          }
                      });
     });
+    signal_done(t);
 }
 
 /* Every rank launches the same grid: blocks follow from `slot_bytes`, which all ranks share. */
@@ -60,7 +62,7 @@ int launch(const mcoll_dev_team *team, const DirectCall &call, size_t slot_bytes
     p.call = call;
     make_direct_sched(team, slot_bytes, &p.sched);
     direct_push_kernel<<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
-    return check_launch();
+    return check_launch(p.team);
 }
 
 } // namespace

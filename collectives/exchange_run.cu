@@ -3,6 +3,7 @@
  * Not templated on the datatype. */
 #include "access.cuh"
 #include "barrier.cuh"
+#include "completion.cuh"
 #include "copy.cuh"
 #include "exchange_run.cuh"
 #include "launch_common.cuh"
@@ -83,11 +84,12 @@ __global__ void __launch_bounds__(kThreads, 1) exchange_kernel(const __grid_cons
         }
     }
     if (threadIdx.x == 0) t.epochs[b] = epoch;
+    signal_done(t);
 }
 
 template <class A> int launch(const ExchangeParams &p, void *stream) {
     exchange_kernel<A><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
-    return check_launch();
+    return check_launch(p.team);
 }
 
 } // namespace

@@ -99,6 +99,11 @@ typedef struct mcoll_dev_team {
                                                   (agreed; at most mcoll_ll_capacity(size)) */
     int pdl;                                   /* launch LL kernels with programmatic dependent
                                                   launch (MCOLL_PDL, where mcoll_launch_pdl_available) */
+    uint32_t *done_count;                      /* local device memory, 0 between launches: blocks of
+                                                  the launch that have passed their end (completion.cuh) */
+    uint64_t *done_word;                       /* the launch's completion word: mapped pinned host
+                                                  memory, or NULL (no word: native calls, graphs) */
+    uint64_t done_value;                       /* what the launch's last block stores there */
 } mcoll_dev_team;
 
 /* Launch status codes (0 = launched). */
@@ -271,6 +276,14 @@ int mcoll_launch_allgather_direct(const mcoll_dev_team *recv, const void *sendbu
 
 /* Text of the last CUDA error a launcher saw (static storage). */
 const char *mcoll_launch_error(void);
+
+/* The completion word (collectives/completion.cuh): every launched kernel but the resident one
+ * ends by storing team->done_value into team->done_word, where that is set, once all its blocks
+ * are done. A launcher that enqueued a kernel carrying a word calls mcoll_launch_word_sent (so
+ * do tests' stand-ins for launchers); mcoll_launch_word_taken gives the value the calling
+ * thread's latest such launch carries, 0 for none since the last time it was asked. */
+void mcoll_launch_word_sent(const mcoll_dev_team *team);
+uint64_t mcoll_launch_word_taken(void);
 
 /* The library's kernel modules (one per .cu file that defines kernels), each named by one of its
  * kernels: *anchors gets the list, the count is returned. mcoll_kernel_function gives an anchor's

@@ -14,6 +14,16 @@ int check_launch() {
     return MCOLL_LAUNCH_CUDA_ERROR;
 }
 
+int check_launch(const mcoll_dev_team &t) {
+    const int status = check_launch();
+    if (status == MCOLL_LAUNCH_OK) mcoll_launch_word_sent(&t);
+    return status;
+}
+
+/* Per thread: the caller that armed the word launches and asks in the same thread (a launch
+ * queued to the launcher thread is armed, launched and asked about there). */
+static thread_local uint64_t word_sent;
+
 /* Filled by static initializers, before main and before any thread of the library. */
 constexpr int kMaxModules = 32;
 static const void *modules[kMaxModules];
@@ -27,6 +37,16 @@ int list_kernel_module(const void *anchor) {
 } // namespace mcoll
 
 const char *mcoll_launch_error(void) { return mcoll::last_error.load(std::memory_order_relaxed); }
+
+extern "C" void mcoll_launch_word_sent(const mcoll_dev_team *team) {
+    if (team->done_word) mcoll::word_sent = team->done_value;
+}
+
+extern "C" uint64_t mcoll_launch_word_taken(void) {
+    const uint64_t v = mcoll::word_sent;
+    mcoll::word_sent = 0;
+    return v;
+}
 
 extern "C" int mcoll_kernel_modules(const void *const **anchors) {
     *anchors = mcoll::modules;

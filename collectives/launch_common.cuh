@@ -27,6 +27,9 @@ inline bool use_multimem(const mcoll_dev_team *t, mcoll_access access) {
 
 /* MCOLL_LAUNCH_OK, or MCOLL_LAUNCH_CUDA_ERROR with the text kept for mcoll_launch_error(). */
 int check_launch();
+/* The same after a launch of a kernel given `t`, which ends with signal_done (completion.cuh):
+ * a good launch with a completion word is recorded (mcoll_launch_word_sent). */
+int check_launch(const mcoll_dev_team &t);
 
 /* Puts `anchor`, a kernel of the calling file's module, on the list mcoll_kernel_modules gives. */
 int list_kernel_module(const void *anchor);

@@ -1,6 +1,7 @@
 /* The LL protocol's kernels: one call per launch, or the resident kernel that takes calls from a
  * ring in host memory until it is told to end or has been idle (launch.h, mcoll_ring). */
 #include <cstddef>
+#include "completion.cuh"
 #include "launch_common.cuh"
 #include "ll.cuh"
 
@@ -39,6 +40,7 @@ __device__ __forceinline__ void ll_launched(const mcoll_dev_team &t, Run run) {
     const uint64_t count = own->count + 1;
     run(count);
     if (threadIdx.x == 0) own->count = count;
+    signal_done(t);
 }
 
 /* Calls that move data (launched reductions take ll_reduce_kernel). It is built with the run-time
@@ -198,7 +200,7 @@ extern "C" int mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *
     cfg.attrs = attr;
     cfg.numAttrs = team->pdl ? 1 : 0;
     (void)cudaLaunchKernelEx(&cfg, kernel, *team, *call);
-    return check_launch();
+    return check_launch(*team);
 }
 
 extern "C" int mcoll_launch_pdl_available(void) {

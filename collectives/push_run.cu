@@ -3,6 +3,7 @@
  * rank pushes one slice. Not templated on the datatype. */
 #include "access.cuh"
 #include "barrier.cuh"
+#include "completion.cuh"
 #include "copy.cuh"
 #include "launch_common.cuh"
 #include "push_run.cuh"
@@ -75,11 +76,12 @@ __global__ void __launch_bounds__(kThreads, 1) push_kernel(const __grid_constant
                          push_part(c, q, off, len));
     }
     if (threadIdx.x == 0) t.epochs[b] = epoch;
+    signal_done(t);
 }
 
 template <class A> int launch(const PushParams &p, void *stream) {
     push_kernel<A><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
-    return check_launch();
+    return check_launch(p.team);
 }
 
 } // namespace

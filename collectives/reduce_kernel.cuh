@@ -8,6 +8,7 @@
 #include <type_traits>
 #include "access.cuh"
 #include "barrier.cuh"
+#include "completion.cuh"
 #include "copy.cuh"
 #include "launch_common.cuh"
 #include "multimem_table.cuh"
@@ -178,6 +179,7 @@ __global__ void __launch_bounds__(kThreads, 1) reduce_kernel(const __grid_consta
         }
     }
     if (threadIdx.x == 0) t.epochs[blockIdx.x] = epoch;
+    signal_done(t);
 }
 
 /* Zero-copy (ReduceCall::direct): no data area is used, so the halves' rule of the staged kernels
@@ -246,16 +248,17 @@ __global__ void __launch_bounds__(kThreads, 1) direct_reduce_kernel(const __grid
                 [&](size_t at, size_t n, unsigned i, uint4 v) { st_user(root_recv + at, n, i, v); });
         }
     });
+    signal_done(t);
 }
 
 template <class K> int launch_direct(const ReduceParams &p, void *stream) {
     direct_reduce_kernel<K><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
-    return check_launch();
+    return check_launch(p.team);
 }
 
 template <class A, class K, bool Scan = false> int launch(const ReduceParams &p, void *stream) {
     reduce_kernel<A, K, Scan><<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
-    return check_launch();
+    return check_launch(p.team);
 }
 
 template <mcoll_dtype D, mcoll_op O> int run(const ReduceParams &p, Layer layer, void *stream) {

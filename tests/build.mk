@@ -120,6 +120,9 @@ $(B)/tests/contract/mpi_zero_copy: STATIC_LINK += -Wl,--wrap=mcoll_launch_allred
 # Launchers that launch nothing: the survivors must get a dead peer's failure, not results.
 $(B)/tests/contract/dead_peer: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_allreduce_direct
 
+# The kernel's completion word written by a thread, late or never.
+$(B)/tests/contract/mpi_word: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce
+
 # The resident kernel played by a thread, launched kernels recorded (no GPU here).
 $(B)/tests/contract/mpi_ring: STATIC_LINK += -Wl,--wrap=mcoll_launch_resident -Wl,--wrap=mcoll_launch_ll \
     -Wl,--wrap=mcoll_launch_allreduce

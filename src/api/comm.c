@@ -45,6 +45,7 @@ mcoll_result mcoll_comm_destroy(mcoll_comm *comm)
      * skips the barrier, which would never complete. */
     mcoll_resident_free(comm);
     if (comm->team->symm.size) CU_WARN(cuCtxSynchronize());
+    mcoll_word_free(&comm->word); /* no kernel of the team writes it any more */
     if (!mcoll_watch_aborted(&comm->team->watch)) PMPI_Barrier(comm->team->comm);
     mcoll_windows_destroy(comm->team, &comm->windows);
     mcoll_reg_cache_flush();

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include "mcoll.h"
 #include "async.h"
+#include "completion_word.h"
 #include "launch.h"
 #include "resident.h"
 #include "team.h"
@@ -25,6 +26,7 @@ struct mcoll_comm {
     unsigned long long zero_copy_calls; /* collectives run on windows without staging (direct.c) */
     mcoll_resident resident;     /* the resident kernel of blocking calls through MPI (resident.h) */
     mcoll_async_lane lane;       /* launches queued to the launcher thread (async.h) */
+    mcoll_word word;             /* completion word of the launches on the team's stream */
 };
 
 /* Enter the team's context before driver calls; MCOLL_ERR_ABORTED once a peer is gone. Outside
@@ -35,8 +37,11 @@ mcoll_result mcoll_comm_enter_context(mcoll_comm *comm);
 /* The same before a launch on `stream`: the resident kernel is told to end after the calls in
  * its ring, and `stream` waits on the GPU until it has (resident.h, mcoll_resident_fence), so
  * launches keep their order, no launched LL kernel runs beside it, and the caller never waits for
- * the peers here. */
+ * the peers here. Launches on the team's stream are then armed with a completion word
+ * (completion_word.h); the launchers take the team from mcoll_comm_dev. */
 mcoll_result mcoll_comm_enter_on(mcoll_comm *comm, struct CUstream_st *stream);
+/* The team as the launches after mcoll_comm_enter_on get it. */
+const mcoll_dev_team *mcoll_comm_dev(const mcoll_comm *comm);
 /* The same before a use of the team that is not a launch on a stream: every call posted to the
  * ring is waited for on the host and the kernel told to end. An error of that wait is returned
  * (the ring is unusable from then on). */
@@ -105,5 +110,9 @@ CUcontext mcoll_comm_context(mcoll_comm *comm);
 struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm);
 /* Wait for everything enqueued on that stream. */
 mcoll_result mcoll_comm_sync(mcoll_comm *comm);
+/* Wait for the call just launched on that stream by this thread: on its completion word where
+ * its kernel carries one (mcoll_launch_word_taken), else as mcoll_comm_sync. A call that mapped
+ * buffers for itself synchronizes anyway before they go (src/pmpi/engine_map.c). */
+mcoll_result mcoll_comm_wait(mcoll_comm *comm);
 
 #endif /* MCOLL_COMM_INTERNAL_H */

@@ -38,7 +38,7 @@ static const mcoll_window *window_view(const mcoll_comm *comm, const void *ptr, 
     int q;
     if (!w) return NULL;
     off = (size_t)((const char *)ptr - w->base);
-    *view = t->dev;
+    *view = *mcoll_comm_dev(comm); /* armed for the launch, where it is */
     for (q = 0; q < t->size; q++) {
         view->peer_data[q] = w->peer[q] + off;
         if (aligned16 && ((uintptr_t)view->peer_data[q] & 15)) return NULL;
@@ -74,7 +74,7 @@ int mcoll_direct_reduce(mcoll_comm *comm, const void *sendbuf, void *recvbuf, si
     size_t at = (size_t)-1;
     if (!w) return 0;
     if (!rw) rw = w;
-    recv = t->dev;
+    recv = *mcoll_comm_dev(comm);
     recv.peer_data[root] = rw->peer[root];
     if (t->rank == root) {
         recv.peer_data[root] = recvbuf;
@@ -107,7 +107,7 @@ int mcoll_direct_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *rec
     if (!possible(comm) || block % 16 || !window_view(comm, sendbuf, mcoll_direct_round16(total), 1, &send) ||
         !mcoll_direct_apart(sendbuf, total, recvbuf, block))
         return 0;
-    recv = comm->team->dev;
+    recv = *mcoll_comm_dev(comm);
     recv.peer_data[comm->team->rank] = recvbuf;
     return taken(comm, mcoll_launch_reduce_scatter_direct(&send, &recv, recvcount, dtype, op, stream),
                  "zero-copy reduce_scatter", rc);

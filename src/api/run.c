@@ -47,8 +47,12 @@ mcoll_result mcoll_comm_enter(mcoll_comm *comm)
 mcoll_result mcoll_comm_enter_on(mcoll_comm *comm, struct CUstream_st *stream)
 {
     MC_RETURN(mcoll_comm_enter_context(comm));
-    return mcoll_resident_fence(comm, stream);
+    MC_RETURN(mcoll_resident_fence(comm, stream));
+    mcoll_word_arm(&comm->word, comm->team, (CUstream)stream);
+    return MCOLL_SUCCESS;
 }
+
+const mcoll_dev_team *mcoll_comm_dev(const mcoll_comm *comm) { return mcoll_word_dev(&comm->word, comm->team); }
 
 int mcoll_comm_ll_form(const mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, void *recvbuf, size_t count,
                        mcoll_dtype dtype, mcoll_op op, int root, mcoll_ll_call *out)
@@ -81,7 +85,7 @@ int mcoll_comm_ll_form(const mcoll_comm *comm, mcoll_ll_kind kind, const void *s
     default:
         break;
     }
-    return mcoll_ll_supported(&comm->team->dev, out);
+    return mcoll_ll_supported(mcoll_comm_dev(comm), out);
 }
 
 
@@ -101,7 +105,7 @@ static int ll_taken(mcoll_comm *comm, mcoll_ll_kind kind, const void *sendbuf, v
 {
     mcoll_ll_call call;
     if (!mcoll_comm_ll_form(comm, kind, sendbuf, recvbuf, count, dtype, op, root, &call)) return 0;
-    *rc = launched(mcoll_launch_ll(&comm->team->dev, &call, stream), "LL");
+    *rc = launched(mcoll_launch_ll(mcoll_comm_dev(comm), &call, stream), "LL");
     return 1;
 }
 
@@ -114,7 +118,7 @@ mcoll_result mcoll_comm_run_allreduce(mcoll_comm *comm, const void *sendbuf, voi
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, count, dtype, op, 0, stream, &rc)) return rc;
     if (mcoll_direct_allreduce(comm, sendbuf, recvbuf, count, dtype, op, stream, &rc)) return rc;
-    return launched(mcoll_launch_allreduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
+    return launched(mcoll_launch_allreduce(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, count, dtype, op, stream),
                     "allreduce");
 }
 
@@ -127,7 +131,7 @@ mcoll_result mcoll_comm_run_reduce(mcoll_comm *comm, const void *sendbuf, void *
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_REDUCE, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
     if (mcoll_direct_reduce(comm, sendbuf, recvbuf, count, dtype, op, root, stream, &rc)) return rc;
-    return launched(mcoll_launch_reduce(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
+    return launched(mcoll_launch_reduce(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, count, dtype, op, root,
                                         stream),
                     "reduce");
 }
@@ -139,7 +143,7 @@ mcoll_result mcoll_comm_run_bcast(mcoll_comm *comm, void *buf, size_t bytes, int
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_BCAST, buf, buf, bytes, MCOLL_BYTE, MCOLL_SUM, root, stream, &rc)) return rc;
     if (mcoll_direct_bcast(comm, buf, bytes, root, stream, &rc)) return rc;
-    return launched(mcoll_launch_bcast(&comm->team->dev, access_of(comm), buf, bytes, root, stream), "bcast");
+    return launched(mcoll_launch_bcast(mcoll_comm_dev(comm), access_of(comm), buf, bytes, root, stream), "bcast");
 }
 
 mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf, void *recvbuf, size_t recvcount,
@@ -153,7 +157,7 @@ mcoll_result mcoll_comm_run_reduce_scatter(mcoll_comm *comm, const void *sendbuf
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_REDUCE_SCATTER, sendbuf, recvbuf, recvcount, dtype, op, 0, stream, &rc)) return rc;
     if (mcoll_direct_reduce_scatter(comm, sendbuf, recvbuf, recvcount, dtype, op, stream, &rc)) return rc;
-    return launched(mcoll_launch_reduce_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, recvcount, dtype,
+    return launched(mcoll_launch_reduce_scatter(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, recvcount, dtype,
                                                 op, stream),
                     "reduce_scatter");
 }
@@ -167,7 +171,7 @@ mcoll_result mcoll_comm_run_allgather(mcoll_comm *comm, const void *sendbuf, voi
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, sendbytes, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
     if (mcoll_direct_allgather(comm, sendbuf, recvbuf, sendbytes, stream, &rc)) return rc;
-    return launched(mcoll_launch_allgather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, sendbytes, stream),
+    return launched(mcoll_launch_allgather(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, sendbytes, stream),
                     "allgather");
 }
 
@@ -191,7 +195,7 @@ mcoll_result mcoll_comm_run_allgatherv(mcoll_comm *comm, const void *sendbuf, si
         sendcount = recvcounts[rank];
     }
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_allgatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
+    return launched(mcoll_launch_allgatherv(mcoll_comm_dev(comm), access_of(comm), sendbuf, sendcount * size, recvbuf,
                                             as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                             stream),
                     "allgatherv");
@@ -203,7 +207,7 @@ mcoll_result mcoll_comm_run_alltoall(mcoll_comm *comm, const void *sendbuf, void
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_alltoall(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, stream),
+    return launched(mcoll_launch_alltoall(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, count * size, stream),
                     "alltoall");
 }
 
@@ -218,7 +222,7 @@ mcoll_result mcoll_comm_run_alltoallv(mcoll_comm *comm, const void *sendbuf, con
         sdispls = rdispls;
     }
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_alltoallv(&comm->team->dev, access_of(comm), sendbuf,
+    return launched(mcoll_launch_alltoallv(mcoll_comm_dev(comm), access_of(comm), sendbuf,
                                            as_bytes(comm, sendcounts, size, slens), as_bytes(comm, sdispls, size, soffs),
                                            recvbuf, as_bytes(comm, recvcounts, size, rlens),
                                            as_bytes(comm, rdispls, size, roffs), stream),
@@ -231,7 +235,7 @@ mcoll_result mcoll_comm_run_gather(mcoll_comm *comm, const void *sendbuf, void *
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = (const char *)recvbuf + (size_t)root * count * size;
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_gather(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
+    return launched(mcoll_launch_gather(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "gather");
 }
 
@@ -245,7 +249,7 @@ mcoll_result mcoll_comm_run_gatherv(mcoll_comm *comm, const void *sendbuf, size_
         sendcount = recvcounts[root];
     }
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_gatherv(&comm->team->dev, access_of(comm), sendbuf, sendcount * size, recvbuf,
+    return launched(mcoll_launch_gatherv(mcoll_comm_dev(comm), access_of(comm), sendbuf, sendcount * size, recvbuf,
                                          as_bytes(comm, recvcounts, size, lens), as_bytes(comm, displs, size, offs),
                                          root, stream),
                     "gatherv");
@@ -257,7 +261,7 @@ mcoll_result mcoll_comm_run_scatter(mcoll_comm *comm, const void *sendbuf, void 
     if (!count) return MCOLL_SUCCESS;
     if (recvbuf == MPI_IN_PLACE) recvbuf = (char *)sendbuf + (size_t)root * count * size;
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_scatter(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count * size, root, stream),
+    return launched(mcoll_launch_scatter(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, count * size, root, stream),
                     "scatter");
 }
 
@@ -271,7 +275,7 @@ mcoll_result mcoll_comm_run_scatterv(mcoll_comm *comm, const void *sendbuf, cons
         recvcount = sendcounts[root];
     }
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_scatterv(&comm->team->dev, access_of(comm), sendbuf,
+    return launched(mcoll_launch_scatterv(mcoll_comm_dev(comm), access_of(comm), sendbuf,
                                           as_bytes(comm, sendcounts, size, lens), as_bytes(comm, displs, size, offs),
                                           recvbuf, recvcount * size, root, stream),
                     "scatterv");
@@ -283,7 +287,7 @@ static mcoll_result run_scan(mcoll_comm *comm, const void *sendbuf, void *recvbu
     if (!count) return MCOLL_SUCCESS;
     if (sendbuf == MPI_IN_PLACE) sendbuf = recvbuf;
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
-    return launched(mcoll_launch_scan(&comm->team->dev, access_of(comm), sendbuf, recvbuf, count, dtype, op, exclusive,
+    return launched(mcoll_launch_scan(mcoll_comm_dev(comm), access_of(comm), sendbuf, recvbuf, count, dtype, op, exclusive,
                                       stream),
                     exclusive ? "exscan" : "scan");
 }
@@ -305,7 +309,7 @@ mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream
     mcoll_result rc;
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_BARRIER, NULL, NULL, 0, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
-    return launched(mcoll_launch_barrier(&comm->team->dev, access_of(comm), stream), "barrier");
+    return launched(mcoll_launch_barrier(mcoll_comm_dev(comm), access_of(comm), stream), "barrier");
 }
 
 /* For the MPI layer: the team's own stream and its synchronisation. */
@@ -323,4 +327,11 @@ mcoll_result mcoll_comm_sync(mcoll_comm *comm)
         return MCOLL_ERR_CUDA;
     }
     return MCOLL_SUCCESS;
+}
+
+mcoll_result mcoll_comm_wait(mcoll_comm *comm)
+{
+    const uint64_t value = mcoll_launch_word_taken();
+    if (!value) return mcoll_comm_sync(comm);
+    return mcoll_word_wait(&comm->word, comm->team, value);
 }

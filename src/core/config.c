@@ -73,6 +73,8 @@ static const setting settings_table[] = {
      "1: nonblocking and persistent calls on the GPU engines queue their kernel launch to a launcher thread (which polls for MCOLL_ASYNC_SPIN_US after its last launch, then sleeps) and return; 0: they launch in the calling thread"},
     {"MCOLL_ASYNC_SPIN_US", "100", KIND_INT, FIELD(async_spin_us), 0, 1000000,
      "microseconds the launcher thread stays awake (polling its queue) after its last launch before it sleeps, so calls in a steady loop find it awake and cost no wake-up (0: sleep at once)"},
+    {"MCOLL_COMPLETION_WORD", "1", KIND_BOOL, FIELD(completion_word), 0, 0,
+     "1: kernels launched for calls through MPI end by writing a word in pinned host memory, which the blocking calls poll and the nonblocking ones test (the stream is asked only every 100 us of waiting, so a failed kernel still ends the call); 0: the calls synchronize the stream or query an event"},
     {"MCOLL_MIN_RANKS", "2", KIND_INT, FIELD(min_ranks), 1, 1024,
      "smallest communicator the GPU engines take (smaller ones are staged)"},
     {"MCOLL_TIMEOUT", "0", KIND_INT, FIELD(timeout_s), 0, 86400,

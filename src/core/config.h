@@ -41,6 +41,7 @@ typedef struct {
     int resident_idle_us;      /* MCOLL_RESIDENT_IDLE_US: idle time after which the resident kernel ends */
     int async_start;           /* MCOLL_ASYNC_START: nonblocking engine launches in the launcher thread */
     int async_spin_us;         /* MCOLL_ASYNC_SPIN_US: the launcher thread's awake time after a launch */
+    int completion_word;       /* MCOLL_COMPLETION_WORD: calls through MPI wait on their kernel's word */
     int min_ranks;             /* MCOLL_MIN_RANKS: smallest communicator the engines take */
     int timeout_s;             /* MCOLL_TIMEOUT: seconds a call through MPI may wait for its peers (0: no limit) */
     int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */

@@ -38,12 +38,13 @@ static _Thread_local int launch_only;
 
 void mcoll_engine_launch_only(int on) { launch_only = on; }
 
-/* The MPI call returns with the result in place: wait for the team's stream (a nonblocking
- * call waits later, on an event recorded after the kernel). */
+/* The MPI call returns with the result in place: wait for the kernel's completion word, or the
+ * team's stream where the launch carried none (mcoll_comm_wait). A nonblocking call waits later,
+ * on the word or on an event recorded after the kernel (operation.c). */
 static mcoll_result finish(mcoll_comm *e, mcoll_result rc)
 {
     if (rc != MCOLL_SUCCESS || launch_only) return rc;
-    return mcoll_comm_sync(e);
+    return mcoll_comm_wait(e);
 }
 
 /* Set while mcoll_engine_ring_plan runs a hook (this thread only): where the LL form goes. */

@@ -13,17 +13,23 @@
 
 #define SLOT_ALIGN 256
 
-/* An event after the work queued so far on `stream`, in the current context. */
-static int mark(mcoll_nbop *op, CUstream stream)
+/* op->ctx is the current context (an event of another goes back to its pool). */
+static void take_context(mcoll_nbop *op)
 {
     CUcontext cur = NULL;
-    CUresult rc;
     mcoll_cu.cuCtxGetCurrent(&cur);
     if (op->event && op->ctx != cur) {
         mcoll_pool_event_put(op->ctx, op->event);
         op->event = NULL;
     }
     op->ctx = cur;
+}
+
+/* An event after the work queued so far on `stream`, in the current context. */
+static int mark(mcoll_nbop *op, CUstream stream)
+{
+    CUresult rc;
+    take_context(op);
     if (!op->event && !(op->event = mcoll_pool_event())) return -1;
     if ((rc = mcoll_cu.cuEventRecord(op->event, stream)) != CUDA_SUCCESS) {
         MCOLL_WARN("%s: cuEventRecord failed: %s", op->nb->name, mcoll_cu_errname(rc));
@@ -87,12 +93,21 @@ static mcoll_result run_hook(mcoll_nbop *op, mcoll_call *e)
     return rc;
 }
 
-/* The hook's launch, then an event after it. */
+/* The hook's launch, then how it will be known done: its kernel's completion word, or an event
+ * after it where the kernel carries no word or results are copied out after it (copy_out records
+ * that event again, after the copies). */
 static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
 {
     mcoll_result rc = run_hook(op, e);
+    op->word = mcoll_launch_word_taken();
+    op->word_checked = 0;
     if (rc == MCOLL_SUCCESS) {
         op->engine = e->cs->engine;
+        if (op->word && !op->ncopies) {
+            take_context(op);
+            return rc;
+        }
+        op->word = 0;
         /* Without an event the call cannot be waited for later: wait now, then report. */
         if (mark(op, (CUstream)mcoll_comm_stream(op->engine))) {
             mcoll_comm_sync(op->engine);
@@ -337,6 +352,23 @@ static void copy_out(mcoll_nbop *op)
     op->state = MCOLL_NB_COPY_OUT;
 }
 
+/* 1 once the kernel has written op->word, or its stream has finished (0 while it runs); sets
+ * op->error on failure. The stream is asked only every MCOLL_WORD_CHECK_NS of testing. */
+static int word_passed(mcoll_nbop *op)
+{
+    mcoll_word *w = &op->engine->word;
+    CUcontext before;
+    mcoll_word_state state;
+    if (mcoll_word_reached(w, op->word)) return 1;
+    if (!mcoll_word_check_due(&op->word_checked)) return 0;
+    before = mcoll_ctx_enter(op->ctx);
+    state = mcoll_word_stream(w, (CUstream)mcoll_comm_stream(op->engine), op->word, op->nb->name);
+    mcoll_ctx_leave(op->ctx, before);
+    if (state == MCOLL_WORD_RUNNING) return 0;
+    if (state == MCOLL_WORD_FAILED) op->error = MPI_ERR_OTHER;
+    return 1;
+}
+
 /* 1 once the work before op->event is done (0 while it runs); sets op->error on failure. */
 static int event_passed(mcoll_nbop *op)
 {
@@ -376,7 +408,7 @@ int mcoll_nbop_advance(mcoll_nbop *op)
         op->state = MCOLL_NB_KERNEL;
         /* fall through */
     case MCOLL_NB_KERNEL:
-        if (!event_passed(op)) return 0;
+        if (op->word ? !word_passed(op) : !event_passed(op)) return 0;
         if (op->error == MPI_SUCCESS && mcoll_watch_aborted(&op->engine->team->watch)) {
             MCOLL_WARN("%s: a peer of the GPU engine is gone; the request completes with MPI_ERR_OTHER", op->nb->name);
             op->error = MPI_ERR_OTHER;

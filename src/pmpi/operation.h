@@ -17,7 +17,7 @@ typedef enum {
     MCOLL_NB_IDLE,      /* persistent, not started */
     MCOLL_NB_RING,      /* engine: posted to the resident kernel's ring, not yet done */
     MCOLL_NB_QUEUED,    /* engine: launch queued to the launcher thread (async.h) */
-    MCOLL_NB_KERNEL,    /* engine: kernel queued, event recorded after it */
+    MCOLL_NB_KERNEL,    /* engine: kernel queued, its completion word or an event to wait for */
     MCOLL_NB_MPI,       /* staged: the MPI's request on the host copies in flight */
     MCOLL_NB_COPY_OUT,  /* results being copied to the user's buffers, event recorded after */
     MCOLL_NB_DONE
@@ -50,14 +50,17 @@ struct mcoll_nbop {
     uint64_t ticket;            /* RING: the ring's done count that completes it */
     CUcontext ctx;              /* context of the event and the copies */
     CUevent event;
+    uint64_t word;              /* KERNEL: the value of the kernel's completion word, or 0: the
+                                   event (completion_word.h) */
+    uint64_t word_checked;      /* when the stream was last asked about the word (mcoll_word_check_due) */
     mcoll_copy copies[2];
     int ncopies;
     mcoll_block *host;          /* staged: host copies of the staged buffers */
     mcoll_block *scratch;       /* engine: device memory for a host receive buffer */
     mcoll_held_windows held;    /* engine, persistent, zero-copy: its buffers mapped once */
     /* QUEUED: the launcher thread's job, and 1 until it has run; the thread writes engine,
-     * ctx, event and error before setting it to 0 (release), the advancing thread reads them
-     * after (acquire). */
+     * ctx, event, word and error before setting it to 0 (release), the advancing thread reads
+     * them after (acquire). */
     mcoll_async_job job;
     atomic_int queued;
     CUcontext launch_ctx;       /* the context the caller would have launched in */

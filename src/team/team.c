@@ -167,14 +167,17 @@ static size_t allocation_granularity(mcoll_team *team)
     return (size_t)all;
 }
 
+/* The epochs, then the block count of the completion word (launch.h, done_count). */
+#define LOCAL_WORDS_BYTES ((MCOLL_MAX_BLOCKS + 1) * sizeof(uint64_t))
+
 /* Signal pads zeroed and epochs allocated on every rank before anyone signals. */
 static int init_signals(mcoll_team *team)
 {
     mcoll_symmetric *s = &team->symm;
     int ok = mcoll_cu.cuStreamCreate(&team->stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS;
-    if (ok) ok = mcoll_cu.cuMemAlloc(&team->epochs, MCOLL_MAX_BLOCKS * sizeof(uint64_t)) == CUDA_SUCCESS;
+    if (ok) ok = mcoll_cu.cuMemAlloc(&team->epochs, LOCAL_WORDS_BYTES) == CUDA_SUCCESS;
     if (!ok) team->epochs = 0;
-    if (ok) ok = mcoll_cu.cuMemsetD8Async(team->epochs, 0, MCOLL_MAX_BLOCKS * sizeof(uint64_t), team->stream) == CUDA_SUCCESS;
+    if (ok) ok = mcoll_cu.cuMemsetD8Async(team->epochs, 0, LOCAL_WORDS_BYTES, team->stream) == CUDA_SUCCESS;
     if (ok) ok = mcoll_cu.cuMemsetD8Async(s->base + (CUdeviceptr)team->rank * s->size, 0, MCOLL_SIGNAL_BYTES, team->stream) == CUDA_SUCCESS;
     /* The LL area too: a flag found there must have been written by the LL protocol. */
     if (ok) ok = mcoll_cu.cuMemsetD8Async(s->base + (CUdeviceptr)team->rank * s->size + MCOLL_LL_OFFSET, 0,
@@ -312,6 +315,7 @@ static void fill_device_view(mcoll_team *team, const agreed_params *params)
         dev->mc_stride = team->symm.size;
     }
     dev->epochs = (uint64_t *)(uintptr_t)team->epochs;
+    dev->done_count = (uint32_t *)(dev->epochs + MCOLL_MAX_BLOCKS);
     dev->num_sms = sms > 0 ? sms : 1;
     dev->max_blocks = params->max_blocks;
     dev->direct_blocks = params->direct_blocks;

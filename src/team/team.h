@@ -71,7 +71,8 @@ typedef struct mcoll_team {
     mcoll_symmetric symm;
     mcoll_multicast mc;
     mcoll_multimem_alias alias;  /* tests only: multimem emulated without multicast */
-    CUdeviceptr epochs;          /* device memory: per-block barrier epochs */
+    CUdeviceptr epochs;          /* device memory: per-block barrier epochs, then the completion
+                                    word's block count (launch.h, done_count) */
     CUstream stream;             /* blocking stream for calls made through MPI */
     mcoll_watch watch;           /* abort flag and peer processes (watchdog.h) */
     mcoll_dev_team dev;          /* what the kernels get */
