@@ -60,7 +60,7 @@ static const setting settings_table[] = {
     {"MCOLL_ONESHOT_MAX", "256K", KIND_SIZE, FIELD(oneshot_max), 0, 1 * GiB,
      "largest allreduce (bytes) done one-shot; larger ones are two-shot"},
     {"MCOLL_LL_MAX", "auto", KIND_SIZE_OR_AUTO, FIELD(ll_max), 0, 1 * GiB,
-     "largest call (bytes of payload) taking the low-latency protocol: one block, flags carried with the data (auto: as measured for the team's shape, 8K for two ranks on two GPUs, 2K otherwise; 0: never; at most what the team's LL slots hold; agreed: the smallest value of any rank)"},
+     "largest call (bytes of payload) taking the low-latency protocol: one block, flags carried with the data (auto: as measured for the team's shape, 8K for two ranks on two GPUs, 4K for four on four, 2K otherwise; 0: never; at most what the team's LL slots hold; agreed: the smallest value of any rank)"},
     {"MCOLL_RESIDENT", "1", KIND_BOOL, FIELD(resident), 0, 0,
      "1: blocking calls through MPI that take the low-latency protocol (and nonblocking and persistent ones, with MCOLL_RESIDENT_NONBLOCKING=1) run in a kernel that stays resident between calls (no launch per call); 0: a launch per call"},
     {"MCOLL_RESIDENT_NONBLOCKING", "1", KIND_BOOL, FIELD(resident_nonblocking), 0, 0,

@@ -148,10 +148,19 @@ int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcol
     return ok;
 }
 
+/* A call's kernel tells the host it is done (its completion word) just before it leaves the GPU:
+ * mappings it used go only once the team's stream is idle. Not on a team whose peer is gone: a
+ * kernel waiting for that peer would never leave. */
+static void quiesce_stream(mcoll_team *team)
+{
+    if (!mcoll_watch_aborted(&team->watch)) CU_WARN(cuStreamSynchronize(team->stream));
+}
+
 /* Forget the last call's windows (local). */
 static void drop_kept(mcoll_team *team, mcoll_windows *windows)
 {
     int i;
+    if (windows->nkept) quiesce_stream(team);
     for (i = 0; i < windows->nkept; i++) mcoll_window_destroy(team, windows->kept[i]);
     windows->nkept = 0;
     free(windows->kept_records);
@@ -232,7 +241,12 @@ static int is_kept(const mcoll_windows *windows, const mcoll_window *w)
 
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows)
 {
-    mcoll_window **link = &windows->head;
+    mcoll_window **link = &windows->head, *w;
+    for (w = windows->head; w; w = w->next)
+        if ((w->kind == MCOLL_WINDOW_CALL || w->kind == MCOLL_WINDOW_CALL_ROOT) && !is_kept(windows, w)) {
+            quiesce_stream(team);
+            break;
+        }
     while (*link) {
         mcoll_window *w = *link;
         if (w->kind != MCOLL_WINDOW_CALL && w->kind != MCOLL_WINDOW_CALL_ROOT) {

@@ -71,9 +71,7 @@ mcoll_result mcoll_engine_unmap(mcoll_comm *e, int mapped, mcoll_result rc)
     if (mapped && held) {
         for (i = 0; i < held->n; i++) mcoll_window_unlink(&e->windows, held->w[i]);
     } else if (mapped) {
-        /* The completion word says the kernel's accesses are done, not that the kernel has left
-         * the GPU: its mappings go only once the stream is idle. */
-        if (rc == MCOLL_SUCCESS) rc = mcoll_comm_sync(e);
+        /* Mappings that go wait for the stream there (a kept call's stay: no wait). */
         mcoll_call_windows_release(e->team, &e->windows);
     }
     return rc;

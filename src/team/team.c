@@ -243,6 +243,7 @@ static size_t ll_max_auto(const mcoll_team *team)
         size_t ll_max;
     } measured[] = {
         {2, 0, 8 << 10}, /* 2 x H200 over NVLink: 4 and 8 KiB faster with LL, 16 KiB slower (2026-11-28) */
+        {4, 0, 4 << 10}, /* 4 x H200: 4 KiB faster with LL on every path, 8 KiB only through MPI (2026-11-28) */
         {2, 1, 2 << 10}, /* one H100, 2 ranks under MPS: LL slower from 4 KiB (2026-11-24) */
         {4, 1, 2 << 10}, /* the same at 4 ranks */
     };

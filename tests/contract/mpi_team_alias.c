@@ -29,9 +29,13 @@ static void alias_case(const char *name, mcoll_tristate nvls, size_t buffer_size
         /* The agreed limits, as the kernels see them. */
         CHECK(info.oneshot_max == t->oneshot_max && info.oneshot_max == mcoll_settings_get()->oneshot_max);
         CHECK(info.ll_max == t->ll_max && info.ll_max <= mcoll_settings_get()->ll_max);
-        /* MCOLL_LL_MAX=auto (the default): 8 KiB for two ranks on two GPUs, else 2 KiB (team.c). */
+        /* MCOLL_LL_MAX=auto (the default): 8 KiB for two ranks on two GPUs, 4 KiB for four on
+         * four, else 2 KiB (team.c). */
         if (mcoll_settings_get()->ll_max == MCOLL_SIZE_AUTO) {
-            const size_t want = info.team_size == 2 && info.ranks_per_gpu == 1 ? 8u << 10 : 2u << 10;
+            const int own_gpu = info.ranks_per_gpu == 1;
+            const size_t want = own_gpu && info.team_size == 2   ? 8u << 10
+                                : own_gpu && info.team_size == 4 ? 4u << 10
+                                                                 : 2u << 10;
             CHECK(info.ll_max == (want < mcoll_ll_capacity(info.team_size) ? want : mcoll_ll_capacity(info.team_size)));
         }
         CHECK(info.max_blocks == t->max_blocks && info.max_blocks <= mcoll_settings_get()->max_blocks);

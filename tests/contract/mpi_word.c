@@ -134,6 +134,7 @@ static void check_calls(int *send, int *recv, int nonblocking)
 
     /* The word comes late; the stream, asked meanwhile, is busy. */
     o = call(send, recv, nonblocking, WRITE_LATE, CUDA_ERROR_NOT_READY, base);
+    ct_checks++;
     if (o.rc != MPI_SUCCESS) CT_FAIL("%s, word 20 ms late: returned %d", form, o.rc);
     if (o.us < LATE_US) CT_FAIL("%s returned after %.0f us, before its word (%d us)", form, o.us, LATE_US);
     if (o.got != base) CT_FAIL("%s: result %d, not %d", form, o.got, base);
@@ -147,6 +148,7 @@ static void check_calls(int *send, int *recv, int nonblocking)
 
     /* The word never comes; the stream has finished: done, after one interval of waiting. */
     o = call(send, recv, nonblocking, NEVER, CUDA_SUCCESS, base + 1);
+    ct_checks++;
     if (o.rc != MPI_SUCCESS) CT_FAIL("%s, no word, stream done: returned %d", form, o.rc);
     if (o.queries < 1) CT_FAIL("%s, no word: returned without asking the stream", form);
     if (o.us < CHECK_US) CT_FAIL("%s, no word: asked the stream after %.0f us (interval %d us)", form, o.us, (int)CHECK_US);
@@ -154,8 +156,10 @@ static void check_calls(int *send, int *recv, int nonblocking)
 
     /* The word never comes; the stream has failed: the call fails. */
     o = call(send, recv, nonblocking, NEVER, CUDA_ERROR_ILLEGAL_ADDRESS, base + 2);
+    ct_checks++;
     if (error_class(o.rc) != MPI_ERR_OTHER) CT_FAIL("%s on a failed stream: returned class %d", form, error_class(o.rc));
 
+    ct_checks++;
     if (launches_with_word - with != 3) CT_FAIL("%s: %d of 3 launches carried a word", form, launches_with_word - with);
     checkpoint();
 }
@@ -168,6 +172,7 @@ static void check_off(int *send, int *recv)
     setenv("MCOLL_COMPLETION_WORD", "0", 1);
     mcoll_settings_reload();
     o = call(send, recv, 0, NEVER, CUDA_SUCCESS, 300);
+    ct_checks++;
     if (o.rc != MPI_SUCCESS || o.got != 300) CT_FAIL("MCOLL_COMPLETION_WORD=0: returned %d, result %d", o.rc, o.got);
     if (launches_with_word != with) CT_FAIL("MCOLL_COMPLETION_WORD=0: a launch carried a word");
     if (o.syncs < 1) CT_FAIL("MCOLL_COMPLETION_WORD=0: the stream was not synchronized");
