@@ -112,7 +112,7 @@ struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm);
 mcoll_result mcoll_comm_sync(mcoll_comm *comm);
 /* Wait for the call just launched on that stream by this thread: on its completion word where
  * its kernel carries one (mcoll_launch_word_taken), else as mcoll_comm_sync. A call that mapped
- * buffers for itself synchronizes anyway before they go (src/pmpi/engine_map.c). */
+ * buffers for itself waits for the stream when they go (src/mem/call_windows.c). */
 mcoll_result mcoll_comm_wait(mcoll_comm *comm);
 
 #endif /* MCOLL_COMM_INTERNAL_H */

@@ -78,29 +78,19 @@ mcoll_word_state mcoll_word_stream(mcoll_word *w, CUstream stream, uint64_t valu
 
 mcoll_result mcoll_word_wait(mcoll_word *w, mcoll_team *team, uint64_t value)
 {
-    mcoll_result rc = MCOLL_SUCCESS;
-    uint64_t start, checked, now;
-    mcoll_word_state state;
+    mcoll_word_state state = MCOLL_WORD_RUNNING;
+    uint64_t start, asked;
     if (mcoll_word_reached(w, value)) return mcoll_watch_aborted(&team->watch) ? MCOLL_ERR_ABORTED : MCOLL_SUCCESS;
     mcoll_watch_call_begin(&team->watch);
-    start = checked = mcoll_now_ns();
-    while (!mcoll_word_reached(w, value)) {
-        if (mcoll_watch_aborted(&team->watch)) break; /* the kernels end on the flag; reported below */
-        now = mcoll_now_ns();
-        if (now - checked >= MCOLL_WORD_CHECK_NS) {
-            checked = now;
-            state = mcoll_word_stream(w, team->stream, value, "completion word");
-            if (state == MCOLL_WORD_DONE) break;
-            if (state == MCOLL_WORD_FAILED) {
-                rc = MCOLL_ERR_CUDA;
-                break;
-            }
-        }
-        if (now - start >= MCOLL_WORD_SPIN_NS) sched_yield();
+    start = asked = mcoll_now_ns();
+    /* The kernels end on the watchdog's flag; reported below. */
+    while (state == MCOLL_WORD_RUNNING && !mcoll_word_reached(w, value) && !mcoll_watch_aborted(&team->watch)) {
+        if (mcoll_word_check_due(&asked)) state = mcoll_word_stream(w, team->stream, value, "completion word");
+        else if (mcoll_now_ns() - start >= MCOLL_WORD_SPIN_NS) sched_yield();
     }
     mcoll_watch_call_end(&team->watch);
     if (mcoll_watch_aborted(&team->watch)) return MCOLL_ERR_ABORTED;
-    return rc;
+    return state == MCOLL_WORD_FAILED ? MCOLL_ERR_CUDA : MCOLL_SUCCESS;
 }
 
 void mcoll_word_free(mcoll_word *w)

@@ -142,26 +142,22 @@ static void quiesce(mcoll_resident *r)
     r->running = 0;
 }
 
-/* Microseconds, for the TRACE line of each call. */
-static double now_us(void) { return (double)mcoll_now_ns() * 1e-3; }
-
 int mcoll_resident_run(mcoll_comm *comm, const mcoll_ll_call *call, mcoll_result *rc)
 {
     mcoll_resident *r = &comm->resident;
-    const int timed = mcoll_log_level >= MCOLL_LOG_TRACE;
-    const double t0 = timed ? now_us() : 0;
-    double t1;
+    const uint64_t t0 = mcoll_trace_ns();
+    uint64_t t1;
     if (!mcoll_resident_take(comm)) return 0;
     *rc = free_slot(comm);
     if (*rc == MCOLL_SUCCESS) {
         put(r, call);
         settle(comm);
-        t1 = timed ? now_us() : 0;
+        t1 = mcoll_trace_ns();
         *rc = wait_done(comm, r->posted);
         /* Where a call's time goes: the checks before the post (the legacy-stream query among
          * them), then the kernel's round trip (the ring both ways and the LL exchange). */
         MCOLL_TRACE("resident call %d, %llu B: %.2f us to post, %.2f us to done", call->kind,
-                    (unsigned long long)call->bytes, t1 - t0, now_us() - t1);
+                    (unsigned long long)call->bytes, mcoll_trace_us(t0, t1), mcoll_trace_us(t1, mcoll_trace_ns()));
     }
     mcoll_resident_unlock(r);
     return 1;

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <time.h>
+#include "log.h"
 
 static inline uint64_t mcoll_now_ns(void)
 {
@@ -12,5 +13,11 @@ static inline uint64_t mcoll_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* The clock of TRACE timings: 0 unless TRACE is on, so a call that is not traced reads none. */
+static inline uint64_t mcoll_trace_ns(void) { return mcoll_log_level >= MCOLL_LOG_TRACE ? mcoll_now_ns() : 0; }
+
+/* Microseconds from one such reading to another. */
+static inline double mcoll_trace_us(uint64_t from, uint64_t to) { return (double)(to - from) * 1e-3; }
 
 #endif /* MCOLL_CLOCK_H */

@@ -126,28 +126,6 @@ static void hand_out(mcoll_team *team, mcoll_window *w[MCOLL_CALL_BUFFERS], int 
     }
 }
 
-int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
-                            int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout)
-{
-    record all[MCOLL_MAX_RANKS];
-    mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL};
-    CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
-    int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i, ok;
-    const char *why;
-
-    *nout = 0;
-    if (windows->calls_unmapped) return 0;
-    why = exchange(team, bufs, n, local_ok, w, all, retained, have_retained, use);
-    if (why) {
-        MCOLL_TRACE("zero-copy: not this call: %s", why);
-        for (i = 0; i < n; i++)
-            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
-    }
-    ok = !why && map_agreed(team, windows, all, bufs, n, w, retained, have_retained, use);
-    hand_out(team, w, n, use, ok, out, nout);
-    return ok;
-}
-
 /* A call's kernel tells the host it is done (its completion word) just before it leaves the GPU:
  * mappings it used go only once the team's stream is idle. Not on a team whose peer is gone: a
  * kernel waiting for that peer would never leave. */
@@ -165,7 +143,53 @@ static void drop_kept(mcoll_team *team, mcoll_windows *windows)
     windows->nkept = 0;
     free(windows->kept_records);
     windows->kept_records = NULL;
-    windows->kept_bytes = 0;
+}
+
+/* 1 when every rank's record is the one the kept windows were mapped from. */
+static int same_as_kept(const mcoll_team *team, const mcoll_windows *windows, const record *all)
+{
+    return windows->kept_records && !memcmp(windows->kept_records, all, (size_t)team->size * sizeof *all);
+}
+
+/* The exchange, then the call's windows (collective; every rank returns the same): 1 when the call
+ * runs zero-copy. With `reuse`, the last call's kept windows serve when every rank's record
+ * matches them (*kept = 1, nothing made), and otherwise go before the new ones are mapped. New
+ * windows are returned in out[0..*nout) (fewer than n where a root-only role is not mapped). */
+static int windows_for(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n, int local_ok,
+                       int reuse, record *all, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout, int *kept)
+{
+    mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL};
+    CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
+    int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i, ok;
+    const uint64_t t0 = mcoll_trace_ns();
+    const char *why = exchange(team, bufs, n, local_ok, w, all, retained, have_retained, use);
+    const uint64_t t1 = mcoll_trace_ns();
+
+    *nout = 0;
+    *kept = reuse && !why && same_as_kept(team, windows, all);
+    if (why) MCOLL_TRACE("zero-copy: not this call: %s", why);
+    if (why || *kept)
+        for (i = 0; i < n; i++)
+            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
+    if (reuse && !*kept) drop_kept(team, windows);
+    ok = *kept || (!why && map_agreed(team, windows, all, bufs, n, w, retained, have_retained, use));
+    hand_out(team, w, n, use, ok && !*kept, out, nout);
+    if (*kept)
+        MCOLL_TRACE("zero-copy: the last call's windows again; exchange %.2f us", mcoll_trace_us(t0, t1));
+    else
+        MCOLL_TRACE("zero-copy: exchange %.2f us, mapping and agreement %.2f us", mcoll_trace_us(t0, t1),
+                    mcoll_trace_us(t1, mcoll_trace_ns()));
+    return ok;
+}
+
+int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcoll_call_buffer *bufs, int n,
+                            int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout)
+{
+    record all[MCOLL_MAX_RANKS];
+    int kept;
+    *nout = 0;
+    if (windows->calls_unmapped) return 0;
+    return windows_for(team, windows, bufs, n, local_ok, 0, all, out, nout, &kept);
 }
 
 /* Keep this call's windows, and the records they were mapped from, for the next call. */
@@ -177,7 +201,6 @@ static void keep(mcoll_team *team, mcoll_windows *windows, const record *all, mc
     windows->kept_records = malloc(bytes);
     if (!windows->kept_records) return; /* the windows go at the release, as without keeping */
     memcpy(windows->kept_records, all, bytes);
-    windows->kept_bytes = bytes;
     for (i = 0; i < made; i++) windows->kept[i] = w[i];
     windows->nkept = made;
 }
@@ -191,42 +214,20 @@ int mcoll_call_windows_map(mcoll_team *team, mcoll_windows *windows, const mcoll
                            int local_ok)
 {
     record all[MCOLL_MAX_RANKS];
-    mcoll_window *w[MCOLL_CALL_BUFFERS] = {NULL}, *made[MCOLL_CALL_BUFFERS];
-    CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
-    int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i, ok, nmade = 0;
-    const int timed = mcoll_log_level >= MCOLL_LOG_TRACE;
-    const uint64_t t0 = timed ? mcoll_now_ns() : 0;
-    uint64_t t1;
-    const char *why;
+    mcoll_window *w[MCOLL_CALL_BUFFERS];
+    int i, made, kept, ok;
 
     if (windows->calls_unmapped) return 0;
-    why = exchange(team, bufs, n, local_ok, w, all, retained, have_retained, use);
-    t1 = timed ? mcoll_now_ns() : 0;
-    if (!why && windows->kept_records && windows->kept_bytes == (size_t)team->size * sizeof *all &&
-        !memcmp(windows->kept_records, all, windows->kept_bytes)) {
-        for (i = 0; i < n; i++) {
-            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
-            mcoll_window_destroy(team, w[i]);
-        }
+    ok = windows_for(team, windows, bufs, n, local_ok, 1, all, w, &made, &kept);
+    if (kept) {
         for (i = 0; i < windows->nkept; i++) mcoll_window_link(windows, windows->kept[i]);
         if (!windows->calls_kept++)
             MCOLL_INFO("zero-copy: a call through MPI found every rank's buffers as in the call before: its windows "
                        "serve again, with no mapping and no agreement");
-        MCOLL_TRACE("zero-copy: the last call's windows again; exchange %.2f us", (double)(t1 - t0) * 1e-3);
         return 1;
     }
-    drop_kept(team, windows);
-    if (why) {
-        MCOLL_TRACE("zero-copy: not this call: %s", why);
-        for (i = 0; i < n; i++)
-            if (have_retained[i]) CU_WARN(cuMemRelease(retained[i]));
-    }
-    ok = !why && map_agreed(team, windows, all, bufs, n, w, retained, have_retained, use);
-    hand_out(team, w, n, use, ok, made, &nmade);
-    for (i = 0; i < nmade; i++) mcoll_window_link(windows, made[i]);
-    if (ok) keep(team, windows, all, made, nmade);
-    MCOLL_TRACE("zero-copy: exchange %.2f us, mapping and agreement %.2f us", (double)(t1 - t0) * 1e-3,
-                timed ? (double)(mcoll_now_ns() - t1) * 1e-3 : 0.0);
+    for (i = 0; i < made; i++) mcoll_window_link(windows, w[i]);
+    if (ok) keep(team, windows, all, w, made);
     return ok;
 }
 
@@ -241,12 +242,8 @@ static int is_kept(const mcoll_windows *windows, const mcoll_window *w)
 
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows)
 {
-    mcoll_window **link = &windows->head, *w;
-    for (w = windows->head; w; w = w->next)
-        if ((w->kind == MCOLL_WINDOW_CALL || w->kind == MCOLL_WINDOW_CALL_ROOT) && !is_kept(windows, w)) {
-            quiesce_stream(team);
-            break;
-        }
+    mcoll_windows going = {0};
+    mcoll_window **link = &windows->head;
     while (*link) {
         mcoll_window *w = *link;
         if (w->kind != MCOLL_WINDOW_CALL && w->kind != MCOLL_WINDOW_CALL_ROOT) {
@@ -255,6 +252,9 @@ void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows)
         }
         *link = w->next;
         w->next = NULL;
-        if (!is_kept(windows, w)) mcoll_window_destroy(team, w);
+        if (!is_kept(windows, w)) mcoll_window_link(&going, w);
     }
+    if (!going.head) return;
+    quiesce_stream(team);
+    mcoll_windows_destroy(team, &going);
 }

@@ -77,12 +77,10 @@ void mcoll_windows_destroy(mcoll_team *team, mcoll_windows *windows)
     while (windows->nkept > 0) {
         w = windows->kept[--windows->nkept];
         mcoll_window_unlink(windows, w);
-        w->next = windows->head;
-        windows->head = w;
+        mcoll_window_link(windows, w);
     }
     free(windows->kept_records);
     windows->kept_records = NULL;
-    windows->kept_bytes = 0;
     while ((w = windows->head) != NULL) {
         windows->head = w->next;
         if (w->kind == MCOLL_WINDOW_ALLOCATED) mcoll_symmetric_destroy(team, &w->memory);

@@ -49,8 +49,7 @@ typedef struct {
      * of them (call_windows.c): the next call that every rank describes alike takes them again. */
     mcoll_window *kept[MCOLL_CALL_BUFFERS];
     int nkept;
-    void *kept_records;                   /* every rank's record, as exchanged (malloc'd) */
-    size_t kept_bytes;
+    void *kept_records;                   /* every rank's record, as exchanged (malloc'd, team size) */
     unsigned long long calls_kept;        /* calls that took the last call's windows again */
 } mcoll_windows;
 

@@ -160,20 +160,17 @@ static int lost_member(const mcoll_call *c)
     return 1;
 }
 
-/* The clock for TRACE timings: 0 unless TRACE is on. */
-static uint64_t trace_now(void) { return mcoll_log_level >= MCOLL_LOG_TRACE ? mcoll_now_ns() : 0; }
-
 /* Try the engine; 1 when the call is done (*err set), 0 to fall back. t0: the call's entry
- * (trace_now). */
+ * (mcoll_trace_ns). */
 static int run_engine(mcoll_call *c, mcoll_decision *d, int *err, uint64_t t0)
 {
-    const uint64_t t1 = trace_now();
+    const uint64_t t1 = mcoll_trace_ns();
     mcoll_result rc = mcoll_engine_root(c, d, c->coll->engine);
     if (rc == MCOLL_SUCCESS) {
         /* Where a call's time goes: the plug-in's own steps, then the engine's (its kernel and
          * the wait for it included). */
-        MCOLL_TRACE("%s: %.2f us to decide, %.2f us in the engine", c->coll->name, (double)(t1 - t0) * 1e-3,
-                    (double)(trace_now() - t1) * 1e-3);
+        MCOLL_TRACE("%s: %.2f us to decide, %.2f us in the engine", c->coll->name, mcoll_trace_us(t0, t1),
+                    mcoll_trace_us(t1, mcoll_trace_ns()));
         log_path(c, d);
         *err = MPI_SUCCESS;
         return 1;
@@ -224,7 +221,7 @@ int mcoll_pmpi_run(mcoll_call *c)
 {
     mcoll_decision d;
     int err, cuda_failed = 0;
-    const uint64_t t0 = trace_now();
+    const uint64_t t0 = mcoll_trace_ns();
 
     err = mcoll_pmpi_prepare(c, &d);
     if (err == MCOLL_PMPI_FORWARD) return c->coll->mpi(c, c->sendbuf, c->recvbuf, c->count);
