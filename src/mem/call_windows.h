@@ -11,7 +11,11 @@
  * The last call's windows are kept, out of the list, with every rank's description: a call whose
  * descriptions all match them (a loop over the same buffers) takes them again, skipping the
  * mapping and the agreement that follows it; the exchange itself stays, since a rank learns only
- * from it whether the others' buffers are the same.
+ * from it whether the others' buffers are the same. Between calls their mappings are parked in
+ * the cache: when a peer frees such a buffer and a call on any communicator maps the memory
+ * allocated again over it, the parked mapping is unmapped first (the driver refuses to map the
+ * new memory while the old mapping is open), and the kept windows are dropped at their
+ * communicator's next call.
  *
  * Layer: mem/ (uses team/); the plug-in's engine bridge calls it (src/pmpi/engine_map.c). */
 #ifndef MCOLL_CALL_WINDOWS_H
@@ -45,7 +49,8 @@ int mcoll_call_windows_make(mcoll_team *team, mcoll_windows *windows, const mcol
                             int local_ok, mcoll_window *out[MCOLL_CALL_BUFFERS], int *nout);
 
 /* Unlink the call's windows and release their mappings to the cache (the call's kernel is done);
- * the last call's, kept for the next call (mcoll_call_windows_map), stay held out of the list. */
+ * the last call's, kept for the next call (mcoll_call_windows_map), stay out of the list with
+ * their mappings parked. */
 void mcoll_call_windows_release(mcoll_team *team, mcoll_windows *windows);
 
 #endif /* MCOLL_CALL_WINDOWS_H */

@@ -27,16 +27,27 @@ static int overlaps(const mcoll_user_buffer *a, const mcoll_user_buffer *b)
     return same_owner(a, b) && a->base < b->base + b->size && b->base < a->base + a->size;
 }
 
+/* Unmap the entry and take it out of the cache; freed now unless parked windows still point at
+ * it (then dead until they let go). */
 static void drop(mcoll_peer_map **link)
 {
     mcoll_peer_map *m = *link;
     *link = m->next;
+    m->next = NULL;
     mcoll_peer_map_close(m);
-    free(m);
+    if (m->parked) m->dead = 1;
+    else free(m);
+}
+
+/* A dead entry's last holder is gone. */
+static void free_if_done(mcoll_peer_map *m)
+{
+    if (m->dead && !m->users && !m->parked) free(m);
 }
 
 /* Unused entries beyond the limit go, least recently used first; entries of memory that was
- * freed (another buffer id now lies over their range) go at once: nothing can use them again. */
+ * freed (another buffer id now lies over their range) go at once, parked ones too: nothing can
+ * use them again, and the new buffer cannot be mapped while they are. */
 static void evict(const mcoll_user_buffer *now_there)
 {
     const int limit = mcoll_settings_get()->reg_cache;
@@ -46,12 +57,13 @@ static void evict(const mcoll_user_buffer *now_there)
         for (link = &entries; *link;) {
             mcoll_peer_map *m = *link;
             if (!m->users && now_there && overlaps(&m->key, now_there) && m->key.buffer_id != now_there->buffer_id) {
-                MCOLL_INFO("registration cache: pid %d freed the buffer at %#llx: unmapping its old mapping",
-                           m->key.pid, (unsigned long long)m->key.base);
+                MCOLL_INFO("registration cache: pid %d freed the buffer at %#llx: unmapping its old mapping%s",
+                           m->key.pid, (unsigned long long)m->key.base,
+                           m->parked ? " (kept for a communicator's next call)" : "");
                 drop(link);
                 continue;
             }
-            if (!m->users) {
+            if (!m->users && !m->parked) {
                 unused++;
                 if (!oldest || m->last_use < (*oldest)->last_use) oldest = link;
             }
@@ -106,7 +118,46 @@ void mcoll_reg_cache_release(mcoll_peer_map *map)
     pthread_mutex_lock(&lock);
     map->users--;
     map->last_use = ++clock_ticks;
-    evict(NULL);
+    if (map->dead) free_if_done(map);
+    else evict(NULL);
+    pthread_mutex_unlock(&lock);
+}
+
+void mcoll_reg_cache_park(mcoll_peer_map *map)
+{
+    pthread_mutex_lock(&lock);
+    map->users--;
+    map->parked++;
+    map->last_use = ++clock_ticks;
+    pthread_mutex_unlock(&lock);
+}
+
+int mcoll_reg_cache_unpark(mcoll_peer_map *map)
+{
+    int alive;
+    pthread_mutex_lock(&lock);
+    map->parked--;
+    map->users++;
+    alive = !map->dead;
+    pthread_mutex_unlock(&lock);
+    return alive;
+}
+
+int mcoll_reg_cache_alive(mcoll_peer_map *map)
+{
+    int alive;
+    pthread_mutex_lock(&lock);
+    alive = !map->dead;
+    pthread_mutex_unlock(&lock);
+    return alive;
+}
+
+void mcoll_reg_cache_release_parked(mcoll_peer_map *map)
+{
+    pthread_mutex_lock(&lock);
+    map->parked--;
+    if (map->dead) free_if_done(map);
+    else evict(NULL);
     pthread_mutex_unlock(&lock);
 }
 
@@ -115,7 +166,7 @@ void mcoll_reg_cache_flush(void)
     mcoll_peer_map **link;
     pthread_mutex_lock(&lock);
     for (link = &entries; *link;)
-        if (!(*link)->users) drop(link);
+        if (!(*link)->users && !(*link)->parked) drop(link);
         else link = &(*link)->next;
     pthread_mutex_unlock(&lock);
 }
@@ -127,7 +178,7 @@ void mcoll_reg_cache_stats(int *count, int *in_use, long *mapped)
     *count = *in_use = 0;
     for (m = entries; m; m = m->next) {
         (*count)++;
-        *in_use += m->users > 0;
+        *in_use += m->users > 0 || m->parked > 0;
     }
     *mapped = mapped_total;
     pthread_mutex_unlock(&lock);

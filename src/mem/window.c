@@ -56,6 +56,30 @@ const mcoll_window *mcoll_window_find(const mcoll_windows *windows, const void *
     return NULL;
 }
 
+void mcoll_window_park(mcoll_window *w)
+{
+    int q;
+    for (q = 0; q < MCOLL_MAX_RANKS; q++)
+        if (w->maps[q]) mcoll_reg_cache_park(w->maps[q]);
+    w->parked = 1;
+}
+
+void mcoll_window_unpark(mcoll_window *w)
+{
+    int q;
+    for (q = 0; q < MCOLL_MAX_RANKS; q++)
+        if (w->maps[q]) (void)mcoll_reg_cache_unpark(w->maps[q]);
+    w->parked = 0;
+}
+
+int mcoll_window_alive(const mcoll_window *w)
+{
+    int q;
+    for (q = 0; q < MCOLL_MAX_RANKS; q++)
+        if (w->maps[q] && !mcoll_reg_cache_alive(w->maps[q])) return 0;
+    return 1;
+}
+
 mcoll_result mcoll_window_agree(mcoll_team *team, mcoll_result mine)
 {
     uint64_t code = (uint64_t)mine, worst = 0;
@@ -84,8 +108,11 @@ void mcoll_windows_destroy(mcoll_team *team, mcoll_windows *windows)
     while ((w = windows->head) != NULL) {
         windows->head = w->next;
         if (w->kind == MCOLL_WINDOW_ALLOCATED) mcoll_symmetric_destroy(team, &w->memory);
-        for (q = 0; q < team->size; q++)
-            if (w->maps[q]) mcoll_reg_cache_release(w->maps[q]);
+        for (q = 0; q < team->size; q++) {
+            if (!w->maps[q]) continue;
+            if (w->parked) mcoll_reg_cache_release_parked(w->maps[q]);
+            else mcoll_reg_cache_release(w->maps[q]);
+        }
         free(w);
     }
 }

@@ -32,6 +32,7 @@ typedef struct mcoll_window {
     char *peer[MCOLL_MAX_RANKS];          /* rank q's memory as mapped here; [rank] = base */
     mcoll_symmetric memory;               /* ALLOCATED: the allocations and their mappings */
     mcoll_peer_map *maps[MCOLL_MAX_RANKS];/* REGISTERED, CALL*: the cached peer mappings held */
+    int parked;                           /* CALL*: kept between calls, its mappings parked */
 } mcoll_window;
 
 /* The most buffers one call maps (call_windows.h). */
@@ -62,6 +63,12 @@ mcoll_window *mcoll_window_by_id(const mcoll_windows *windows, mcoll_window_kind
 mcoll_window *mcoll_window_by_base(const mcoll_windows *windows, mcoll_window_kind kind, const void *base);
 /* The window holding [ptr, ptr + bytes) within its usable bytes, or NULL. */
 const mcoll_window *mcoll_window_find(const mcoll_windows *windows, const void *ptr, size_t bytes);
+
+/* A call's windows kept for the next call (call_windows.c): their peer mappings parked between
+ * calls (reg_cache.h), held again for a call. alive: 1 while none of them has been unmapped. */
+void mcoll_window_park(mcoll_window *w);
+void mcoll_window_unpark(mcoll_window *w);
+int mcoll_window_alive(const mcoll_window *w);
 
 /* Every rank's result, agreed: MCOLL_SUCCESS when all succeeded, else the largest error code
  * any rank had (every rank returns the same). */

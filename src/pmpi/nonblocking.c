@@ -3,10 +3,12 @@
  * its blocking form (pmpi_run.c, decide.c), so every rank takes the same path:
  *   mpi, direct   the MPI's own nonblocking call with the user's arguments and request;
  *   engine, staged  an mcoll operation behind a generalized request. */
+#define _POSIX_C_SOURCE 200809L
 #include "request.h"
 #include "engine.h"
 #include "plugin.h"
 #include "validate.h"
+#include "clock.h"
 #include "log.h"
 #include "persistent_names.h"
 #include "reported.h"
@@ -111,11 +113,13 @@ static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request)
 {
     mcoll_decision d;
+    const uint64_t t0 = mcoll_trace_ns();
     int err = prepare(c, &d, request);
     if (err == MCOLL_PMPI_FORWARD) return nb->start(c, c->sendbuf, c->recvbuf, request);
     if (err != MPI_SUCCESS) return err;
     if (nb->ring) mcoll_engine_ring_plan(c, &d);
     if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED) {
+        MCOLL_TRACE("%s: %.2f us to decide", nb->name, mcoll_trace_us(t0, mcoll_trace_ns()));
         err = mcoll_nbop_create(c, &d, nb, 0, request);
         if (err != MCOLL_PMPI_FORWARD) return err;
         /* The engine declined and the MPI is CUDA-aware: the user's buffers go to it. */

@@ -21,6 +21,7 @@
 #include <string.h>
 #include "operation.h"
 #include "validate.h"
+#include "clock.h"
 #include "log.h"
 
 #define BUCKETS 1024
@@ -197,9 +198,15 @@ static int cancel_fn(void *state, int complete)
 static int start(mcoll_nbop *op)
 {
     MPI_Request greq = MPI_REQUEST_NULL;
+    const uint64_t t0 = mcoll_trace_ns();
     int err = mcoll_nbop_launch(op);
+    uint64_t t1;
     if (err != MPI_SUCCESS) return err;
+    t1 = mcoll_trace_ns();
     err = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &greq);
+    /* Where a start's time goes (what overlap with computation cannot hide). */
+    MCOLL_TRACE("%s: %.2f us to launch, post or queue, %.2f us for the generalized request", op->nb->name,
+                mcoll_trace_us(t0, t1), mcoll_trace_us(t1, mcoll_trace_ns()));
     if (err == MPI_SUCCESS) {
         enter();
         op->completed = op->mpi_freed = 0;

@@ -15,6 +15,9 @@
  *   - a buffer freed and allocated again at the same address between calls: mapped afresh (new
  *     buffer id), and the peers read the new data;
  *   - one rank's buffer changed, the others' the same: every rank maps afresh;
+ *   - a buffer freed and allocated again while a communicator keeps its windows: another
+ *     communicator's first call maps the new buffer zero-copy (the kept mapping of the old one
+ *     lets go, which the driver requires), and the first communicator maps afresh;
  *   - one rank's buffer that peers cannot map (cuMemCreate memory without a shareable handle
  *     type): every rank takes the staged kernels;
  *   - an IPC open that fails on one rank: every rank stages that call, the next one is zero-copy;
@@ -395,6 +398,45 @@ static void check_reuse(void)
     d_release(recv);
 }
 
+/* A communicator keeps its last call's windows, and with them the peers' mappings, between
+ * calls. A peer then frees that buffer and allocates again (at the same address, where the
+ * allocator gives it back), and the first call on another communicator maps the new buffer: the
+ * mapping the first communicator keeps must go first, or the driver refuses the new one
+ * (ALREADY_MAPPED) and the second communicator would stage every call. The first communicator,
+ * called again, maps afresh. */
+static void check_freed_under_kept(void)
+{
+    int *send = d_alloc(COUNT * sizeof(int)), *recv = d_alloc(COUNT * sizeof(int)), *again;
+    const MPI_Comm first = comm;
+    MPI_Comm second;
+    int same_address, everywhere = 0;
+    long opened;
+
+    expect_in_use = 2 * (size - 1);
+    allreduce_case("allreduce whose windows are kept", send, recv, 10, 1);
+    allreduce_case("allreduce on the kept windows", send, recv, 11, 1);
+    d_release(send);
+    again = d_alloc(COUNT * sizeof(int));
+    same_address = again == send;
+    PMPI_Allreduce(&same_address, &everywhere, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Comm_dup(MPI_COMM_WORLD, &second);
+    comm = second;
+    opened = mcoll_contract_calls("cuIpcOpenMemHandle");
+    allreduce_case("another communicator's first call, on memory allocated again under the first one's kept windows",
+                   again, recv, 12, 1);
+    ct_checks++;
+    if (mcoll_contract_calls("cuIpcOpenMemHandle") == opened)
+        CT_FAIL("another communicator's first call opened no IPC handle");
+    allreduce_case("another communicator's second call", again, recv, 13, 1);
+    comm = first;
+    allreduce_case("the first communicator again, on the new memory", again, recv, 14, 1);
+    if (rank == 0)
+        printf("freed under kept windows: %s address on every rank\n", everywhere ? "the same" : "not the same");
+    MPI_Comm_free(&second);
+    d_release(again);
+    d_release(recv);
+}
+
 /* cuMemCreate memory without a shareable handle type on rank 1: peers cannot map it. */
 static void check_unmappable(void)
 {
@@ -508,7 +550,14 @@ static void check_persistent(void)
     MPI_Request ar, rd, bc, small;
     MPI_Comm dup;
     long opened;
-    const int before = mappings_in_use(); /* the last blocking call's, kept for the next */
+    int before;
+
+    /* The last blocking call's windows are kept for the next; on `other`, alive throughout, they
+     * hold the same mappings until the end (kept windows of memory freed since would be
+     * unmapped when a request maps the memory allocated again over it). */
+    expect_in_use = size - 1;
+    MPI_Allreduce(MPI_IN_PLACE, other, COUNT, MPI_INT, MPI_SUM, comm);
+    before = mappings_in_use();
 
     INIT(Allreduce)(send, recv, COUNT, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &ar);
     ct_checks++;
@@ -619,6 +668,8 @@ int main(int argc, char **argv)
     check_collectives();
     checkpoint();
     check_reuse();
+    checkpoint();
+    check_freed_under_kept();
     checkpoint();
     check_unmappable();
     checkpoint();

@@ -117,6 +117,8 @@ typedef struct model_buffer {
     int origin;                    /* device buffers: MODEL_BUFFER_* */
     int opens;                     /* IPC-opened buffers: cuIpcOpenMemHandle calls not yet closed */
     unsigned long long dev, ino;   /* IPC-opened buffers: the exporter's file */
+    unsigned ipc_pid;              /* IPC-opened buffers: the exporter, and the allocation's address */
+    uint64_t ipc_base;             /*   there (ALREADY_MAPPED for a newer one over its range) */
 } model_buffer;
 
 /* Memory a kernel uses until its stream (or the context) is synchronized (kernel.c). */

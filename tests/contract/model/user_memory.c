@@ -8,7 +8,12 @@
  *   cuIpcGetMemHandle            the base of a cuMemAlloc buffer (not VMM, not an opened one);
  *   cuIpcOpenMemHandle           flags CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS; another process's
  *                                handle, of this node, still allocated there (else INVALID_HANDLE); opening
- *                                one handle again gives the same pointer and counts;
+ *                                one handle again gives the same pointer and counts; a handle
+ *                                of an allocation whose range in the exporter overlaps that of
+ *                                an older one of the same exporter, freed there but still open
+ *                                here, is refused with ALREADY_MAPPED (the older one must be
+ *                                closed first: what the driver does when memory is freed and
+ *                                allocated again at the same address);
  *   cuIpcCloseMemHandle          a pointer cuIpcOpenMemHandle returned, once per open;
  *   cuImportExternalMemory       OPAQUE_FD, flags 0 or DEDICATED, size > 0 and within the
  *                                object; the fd becomes the driver's;
@@ -39,6 +44,7 @@ typedef struct {
     uint64_t dev, ino;
     int32_t device;
     int32_t node;                  /* the exporter's modelled node */
+    uint64_t base;                 /* the allocation's address in the exporter */
 } ipc_record;
 _Static_assert(sizeof(ipc_record) <= sizeof(CUipcMemHandle), "IPC record must fit in the handle");
 
@@ -138,7 +144,7 @@ CUresult model_cuIpcGetMemHandle(CUipcMemHandle *handle, CUdeviceptr dptr)
     if (fstat(b->fd, &st) != 0) return model_leave(&call, CUDA_ERROR_OPERATING_SYSTEM);
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     ipc_record r = {IPC_MAGIC, (uint32_t)getpid(), b->fd, b->size, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
-                    b->device, model_this_node()};
+                    b->device, model_this_node(), (uint64_t)b->ptr};
     memset(handle, 0, sizeof *handle);
     memcpy(handle, &r, sizeof r);
     return model_leave(&call, CUDA_SUCCESS);
@@ -167,12 +173,15 @@ CUresult model_cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsi
         return model_violation(&call, CUDA_ERROR_INVALID_CONTEXT, "no current context");
     for (model_node *n = model.device_buffers; n; n = n->next) {
         model_buffer *b = (model_buffer *)n;
-        if (b->origin == MODEL_BUFFER_IPC_OPENED && b->dev == r.dev && b->ino == r.ino) {
+        if (b->origin != MODEL_BUFFER_IPC_OPENED) continue;
+        if (b->dev == r.dev && b->ino == r.ino) {
             if (model_injecting(&call)) return model_leave(&call, call.inject);
             b->opens++;  /* opened before: the same pointer, one more reference */
             *dptr = (CUdeviceptr)b->ptr;
             return model_leave(&call, CUDA_SUCCESS);
         }
+        if (b->ipc_pid == r.pid && b->ipc_base < r.base + r.size && r.base < b->ipc_base + b->size)
+            return model_leave(&call, CUDA_ERROR_ALREADY_MAPPED);
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/%u/fd/%d", r.pid, r.fd);
@@ -192,6 +201,8 @@ CUresult model_cuIpcOpenMemHandle(CUdeviceptr *dptr, CUipcMemHandle handle, unsi
     b->opens = 1;
     b->dev = r.dev;
     b->ino = r.ino;
+    b->ipc_pid = r.pid;
+    b->ipc_base = r.base;
     *dptr = (CUdeviceptr)b->ptr;
     return model_leave(&call, CUDA_SUCCESS);
 }
