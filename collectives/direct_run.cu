@@ -54,13 +54,14 @@ __global__ void __launch_bounds__(kThreads, 1) direct_push_kernel(const __grid_c
     signal_done(t);
 }
 
-/* Every rank launches the same grid: blocks follow from `slot_bytes`, which all ranks share. */
-int launch(const mcoll_dev_team *team, const DirectCall &call, size_t slot_bytes, void *stream) {
+/* Every rank launches the same grid: blocks follow from `slot_bytes`, which all ranks share
+ * (root_centred: bcast's grid, make_direct_sched). */
+int launch(const mcoll_dev_team *team, const DirectCall &call, size_t slot_bytes, bool root_centred, void *stream) {
     if (!team_ok(team)) return MCOLL_LAUNCH_UNSUPPORTED;
     DirectParams p;
     p.team = *team;
     p.call = call;
-    make_direct_sched(team, slot_bytes, &p.sched);
+    make_direct_sched(team, slot_bytes, &p.sched, kWideSlot, root_centred);
     direct_push_kernel<<<p.sched.blocks, kThreads, 0, (cudaStream_t)stream>>>(p);
     return check_launch(p.team);
 }
@@ -82,7 +83,7 @@ int mcoll_launch_bcast_direct(const mcoll_dev_team *buf, size_t bytes, int root,
         c.slot = bytes - c.at < slot ? bytes - c.at : slot;
         c.src = (const char *)buf->peer_data[root] + c.at;
     }
-    return mcoll::launch(buf, c, slot, stream);
+    return mcoll::launch(buf, c, slot, true, stream);
 }
 
 int mcoll_launch_allgather_direct(const mcoll_dev_team *recv, const void *sendbuf, size_t sendbytes, void *stream) {
@@ -91,5 +92,5 @@ int mcoll_launch_allgather_direct(const mcoll_dev_team *recv, const void *sendbu
     const size_t at = (size_t)recv->rank * sendbytes;
     const mcoll::DirectCall c = {(const char *)sendbuf, at, sendbytes, -1,
                                  (const char *)recv->peer_data[recv->rank] + at == sendbuf};
-    return mcoll::launch(recv, c, sendbytes, stream);
+    return mcoll::launch(recv, c, sendbytes, false, stream);
 }

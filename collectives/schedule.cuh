@@ -134,12 +134,29 @@ inline int make_sched(const mcoll_dev_team *t, size_t slot_bytes, int nslots, in
     return 0;
 }
 
+/* The zero-copy kernels centred on a root (bcast and reduce: every non-root rank's blocks load
+ * from root at once), on three ranks or more, take at most kRootCentredRows blocks for slots from
+ * kRootCentredFrom up to kWideSlot. At 4 ranks on 4 x H200, 16 blocks against 32 made the 8 MiB
+ * calls 27 % faster (bcast 66.0 -> 47.8 us, reduce 66.9 -> 48.8; the staged kernels took 57),
+ * 16 MiB 4 to 13 % faster and 4 to 32 MiB no slower, but 2 MiB (slots of 0.7 MiB) 8 % slower;
+ * on two ranks 16 blocks lost at every size (benchmarks/NOTES.md, 2026-11-28, run V2). */
+constexpr int kRootCentredRows = 16;
+constexpr size_t kRootCentredFrom = (size_t)1 << 20;
+
+/* The rows of a zero-copy call: the wide grid from wide_from, the root-centred cap above. */
+MCOLL_HD int direct_rows(const mcoll_dev_team *t, size_t slot_bytes, size_t wide_from, bool root_centred) {
+    const int rows = grid_rows(t, slot_bytes, true, wide_from);
+    const bool capped = root_centred && t->size >= 3 && slot_bytes >= kRootCentredFrom && slot_bytes < kWideSlot;
+    return capped && rows > kRootCentredRows ? kRootCentredRows : rows;
+}
+
 /* The zero-copy kernels use no data area: slots of wide_from bytes and more take the wide grid. */
-inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s, size_t wide_from = kWideSlot) {
+inline void make_direct_sched(const mcoll_dev_team *t, size_t slot_bytes, Sched *s, size_t wide_from = kWideSlot,
+                              bool root_centred = false) {
     s->slot_bytes = slot_bytes;
     s->nslots = 1;
     s->region = s->half = s->chunk = 0;
-    spread(slot_bytes, grid_rows(t, slot_bytes, true, wide_from), &s->span, &s->blocks);
+    spread(slot_bytes, direct_rows(t, slot_bytes, wide_from, root_centred), &s->span, &s->blocks);
 }
 
 } // namespace mcoll

@@ -605,6 +605,25 @@ static int check_wide_grid(void) {
             bad++;
         }
     }
+    /* Root-centred kernels (bcast, reduce) on three ranks or more: 16 blocks for slots of 1 MiB
+     * up to the wide slot; on two ranks, and for the others, the grids above. */
+    const size_t MiB = (size_t)1 << 20;
+    const struct { int size; size_t slot, wide_from; bool centred; int blocks; } root_cases[] = {
+        {4, MiB - 16, kWideSlot, true, 32},       {4, MiB, kWideSlot, true, 16},
+        {4, 3 * MiB, kWideSlot, true, 16},        {4, kWideSlot - 16, kWideSlot, true, 16},
+        {4, kWideSlot, kWideSlot, true, 64},      {4, kWideSlot, kWideReduceSlot, true, 32},
+        {3, 3 * MiB, kWideReduceSlot, true, 16},  {2, 3 * MiB, kWideSlot, true, 32},
+        {4, 3 * MiB, kWideSlot, false, 32}};
+    for (const auto &c : root_cases) {
+        Sched s;
+        t.size = c.size;
+        make_direct_sched(&t, c.slot, &s, c.wide_from, c.centred);
+        if (s.blocks != c.blocks) {
+            fprintf(stderr, "%d ranks, slot %zu, wide from %zu, root-centred %d: %d blocks, %d expected\n", c.size,
+                    c.slot, c.wide_from, (int)c.centred, s.blocks, c.blocks);
+            bad++;
+        }
+    }
     return bad;
 }
 
