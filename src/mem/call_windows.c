@@ -12,7 +12,7 @@
 typedef struct {
     mcoll_user_buffer buf[MCOLL_CALL_BUFFERS];
     int32_t local_ok;
-    int32_t kept_alive; /* this rank's kept windows still have every mapping (same_as_kept) */
+    int32_t unused;
 } record;
 
 /* This rank's record, and the retained VMM handles its buffers need exchanged. */
@@ -66,7 +66,7 @@ static mcoll_result map_role(mcoll_team *team, mcoll_window *w, const record *al
 /* One exchange of the call's descriptions: every rank's records in all[], this rank's retained
  * VMM handles, and why the call cannot run zero-copy (NULL: it can; use[i] as for refusal).
  * w[i] are this call's new windows (a NULL one makes this rank decline). Collective. */
-static const char *exchange(mcoll_team *team, const mcoll_call_buffer *bufs, int n, int local_ok, int kept_alive,
+static const char *exchange(mcoll_team *team, const mcoll_call_buffer *bufs, int n, int local_ok,
                             mcoll_window *w[MCOLL_CALL_BUFFERS], record *all, CUmemGenericAllocationHandle *retained,
                             int *have_retained, int *use)
 {
@@ -74,7 +74,6 @@ static const char *exchange(mcoll_team *team, const mcoll_call_buffer *bufs, int
     int i;
     memset(&mine, 0, sizeof mine);
     mine.local_ok = local_ok != 0;
-    mine.kept_alive = kept_alive;
     for (i = 0; i < n; i++) {
         w[i] = calloc(1, sizeof *w[i]);
         if (w[i]) w[i]->kind = bufs[i].root_only ? MCOLL_WINDOW_CALL_ROOT : MCOLL_WINDOW_CALL;
@@ -146,30 +145,13 @@ static void drop_kept(mcoll_team *team, mcoll_windows *windows)
     windows->kept_records = NULL;
 }
 
-/* 1 when this rank's kept windows have every mapping still: a peer's buffer freed and allocated
- * again unmaps a kept mapping of the old one when some communicator maps the new one (reg_cache.h).
- * Then that peer's record has changed too, so the kept windows would not serve anyway; the flag
- * makes every rank see the same thing without relying on that. */
-static int kept_alive(const mcoll_windows *windows)
-{
-    int i;
-    for (i = 0; i < windows->nkept; i++)
-        if (!mcoll_window_alive(windows->kept[i])) return 0;
-    return 1;
-}
-
-/* 1 when every rank's record is the one the kept windows were mapped from, and every rank's kept
- * windows are alive. */
+/* 1 when every rank's record is the one the kept windows were mapped from. Their parked mappings
+ * are then all still mapped: the cache unmaps one only once a buffer of its owner with another
+ * buffer id lies over its range (reg_cache.h), and a buffer id is never given again, so that
+ * owner's record can no longer match. */
 static int same_as_kept(const mcoll_team *team, const mcoll_windows *windows, const record *all)
 {
-    const record *kept = windows->kept_records;
-    int q;
-    if (!kept) return 0;
-    for (q = 0; q < team->size; q++)
-        if (!all[q].kept_alive || all[q].local_ok != kept[q].local_ok ||
-            memcmp(all[q].buf, kept[q].buf, sizeof all[q].buf) != 0)
-            return 0;
-    return 1;
+    return windows->kept_records && !memcmp(windows->kept_records, all, (size_t)team->size * sizeof *all);
 }
 
 /* The exchange, then the call's windows (collective; every rank returns the same): 1 when the call
@@ -183,8 +165,7 @@ static int windows_for(mcoll_team *team, mcoll_windows *windows, const mcoll_cal
     CUmemGenericAllocationHandle retained[MCOLL_CALL_BUFFERS] = {0};
     int have_retained[MCOLL_CALL_BUFFERS] = {0}, use[MCOLL_CALL_BUFFERS] = {0}, i, ok;
     const uint64_t t0 = mcoll_trace_ns();
-    const char *why = exchange(team, bufs, n, local_ok, reuse && windows->nkept && kept_alive(windows), w, all,
-                               retained, have_retained, use);
+    const char *why = exchange(team, bufs, n, local_ok, w, all, retained, have_retained, use);
     const uint64_t t1 = mcoll_trace_ns();
 
     *nout = 0;

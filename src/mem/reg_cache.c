@@ -39,11 +39,6 @@ static void drop(mcoll_peer_map **link)
     else free(m);
 }
 
-/* A dead entry's last holder is gone. */
-static void free_if_done(mcoll_peer_map *m)
-{
-    if (m->dead && !m->users && !m->parked) free(m);
-}
 
 /* Unused entries beyond the limit go, least recently used first; entries of memory that was
  * freed (another buffer id now lies over their range) go at once, parked ones too: nothing can
@@ -72,6 +67,14 @@ static void evict(const mcoll_user_buffer *now_there)
         if (unused <= limit || !oldest) return;
         drop(oldest);
     }
+}
+
+/* After a holder let go: a dead entry is freed with its last holder; a live one may make the
+ * cache evict. */
+static void settle(mcoll_peer_map *m)
+{
+    if (!m->dead) evict(NULL);
+    else if (!m->users && !m->parked) free(m);
 }
 
 mcoll_result mcoll_reg_cache_acquire(int device, const mcoll_user_buffer *peer, CUmemGenericAllocationHandle imported,
@@ -118,8 +121,7 @@ void mcoll_reg_cache_release(mcoll_peer_map *map)
     pthread_mutex_lock(&lock);
     map->users--;
     map->last_use = ++clock_ticks;
-    if (map->dead) free_if_done(map);
-    else evict(NULL);
+    settle(map);
     pthread_mutex_unlock(&lock);
 }
 
@@ -132,32 +134,19 @@ void mcoll_reg_cache_park(mcoll_peer_map *map)
     pthread_mutex_unlock(&lock);
 }
 
-int mcoll_reg_cache_unpark(mcoll_peer_map *map)
+void mcoll_reg_cache_unpark(mcoll_peer_map *map)
 {
-    int alive;
     pthread_mutex_lock(&lock);
     map->parked--;
     map->users++;
-    alive = !map->dead;
     pthread_mutex_unlock(&lock);
-    return alive;
-}
-
-int mcoll_reg_cache_alive(mcoll_peer_map *map)
-{
-    int alive;
-    pthread_mutex_lock(&lock);
-    alive = !map->dead;
-    pthread_mutex_unlock(&lock);
-    return alive;
 }
 
 void mcoll_reg_cache_release_parked(mcoll_peer_map *map)
 {
     pthread_mutex_lock(&lock);
     map->parked--;
-    if (map->dead) free_if_done(map);
-    else evict(NULL);
+    settle(map);
     pthread_mutex_unlock(&lock);
 }
 

@@ -38,15 +38,13 @@ void mcoll_reg_cache_release(mcoll_peer_map *map);
 /* Held between calls by windows kept for the next call (park), or by such windows again for a
  * call (unpark). A parked entry is not evicted for room, but unlike one in use it is unmapped
  * when a buffer of its owner is found over its range (its memory was freed, and the driver
- * cannot map the new one while the old one is): it is then dead, and unpark says so (0). A call
- * takes kept windows only when every rank's buffers are the ones they were mapped for, so their
- * entries are alive then. */
+ * cannot map the new one while the old one is): it is then dead until its holders let go. A call
+ * takes kept windows only when every rank's buffers are the ones they were mapped for
+ * (call_windows.c), so it never unparks a dead entry. */
 void mcoll_reg_cache_park(mcoll_peer_map *map);
-int mcoll_reg_cache_unpark(mcoll_peer_map *map);
+void mcoll_reg_cache_unpark(mcoll_peer_map *map);
 /* A parked holder lets go (its windows are dropped). */
 void mcoll_reg_cache_release_parked(mcoll_peer_map *map);
-/* 0 once a parked entry has been unmapped (dead). */
-int mcoll_reg_cache_alive(mcoll_peer_map *map);
 
 /* Unmap every entry neither in use nor parked (a communicator is going away; its peers may free
  * their memory). */

@@ -68,16 +68,8 @@ void mcoll_window_unpark(mcoll_window *w)
 {
     int q;
     for (q = 0; q < MCOLL_MAX_RANKS; q++)
-        if (w->maps[q]) (void)mcoll_reg_cache_unpark(w->maps[q]);
+        if (w->maps[q]) mcoll_reg_cache_unpark(w->maps[q]);
     w->parked = 0;
-}
-
-int mcoll_window_alive(const mcoll_window *w)
-{
-    int q;
-    for (q = 0; q < MCOLL_MAX_RANKS; q++)
-        if (w->maps[q] && !mcoll_reg_cache_alive(w->maps[q])) return 0;
-    return 1;
 }
 
 mcoll_result mcoll_window_agree(mcoll_team *team, mcoll_result mine)

@@ -65,10 +65,9 @@ mcoll_window *mcoll_window_by_base(const mcoll_windows *windows, mcoll_window_ki
 const mcoll_window *mcoll_window_find(const mcoll_windows *windows, const void *ptr, size_t bytes);
 
 /* A call's windows kept for the next call (call_windows.c): their peer mappings parked between
- * calls (reg_cache.h), held again for a call. alive: 1 while none of them has been unmapped. */
+ * calls (reg_cache.h), held again for a call. */
 void mcoll_window_park(mcoll_window *w);
 void mcoll_window_unpark(mcoll_window *w);
-int mcoll_window_alive(const mcoll_window *w);
 
 /* Every rank's result, agreed: MCOLL_SUCCESS when all succeeded, else the largest error code
  * any rank had (every rank returns the same). */
