@@ -9,6 +9,7 @@
 #include "async.h"
 #include "clock.h"
 #include "config.h"
+#include "locality.h"
 #include "log.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -26,17 +27,32 @@ static mcoll_async_job *current;      /* the job being run (by the thread or a h
 static unsigned long sleeps, signals;
 static _Thread_local int is_launcher;
 
+/* Polls of the queue between two looks at the clock while the thread stays awake. */
+#define POLLS_PER_CLOCK 64
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 /* Without the lock: poll the queue for up to `ns` (MCOLL_ASYNC_SPIN_US) before the thread
  * sleeps. A nonblocking call in a steady loop then finds the thread awake: its submit signals
- * nothing, and its launch starts at once instead of after a wake-up of several microseconds. */
+ * nothing, and its launch starts at once instead of after a wake-up of several microseconds.
+ * The poll is a load and a pause; the clock is read only every POLLS_PER_CLOCK of them, so the
+ * spinning thread takes little from a caller on the same core's other hardware thread. */
 static void stay_awake(uint64_t ns)
 {
     const uint64_t since = mcoll_now_ns();
-    while (!atomic_load_explicit(&nqueued, memory_order_relaxed) && mcoll_now_ns() - since < ns) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
+    do {
+        for (int i = 0; i < POLLS_PER_CLOCK; i++) {
+            if (atomic_load_explicit(&nqueued, memory_order_relaxed)) return;
+            cpu_relax();
+        }
+    } while (mcoll_now_ns() - since < ns);
 }
 
 /* With the lock held, the queue not empty and nobody running a job: run the oldest job, here,
@@ -119,11 +135,30 @@ static void after_fork_child(void)
 
 static void register_fork(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
+/* With the lock held, once per process: whether the caller may run on more than one core. A
+ * caller bound to one core (mpirun --bind-to core, the default of Open MPI for two ranks or
+ * fewer) would share it with the thread: the launch would then only take turns with the
+ * caller's own work on that core, and the thread's polls would take from it. */
+static int one_core_only(void)
+{
+    static int known, alone;
+    int cores;
+    if (known) return alone;
+    known = 1;
+    cores = mcoll_locality_thread_cores();
+    alone = cores == 1;
+    if (alone)
+        MCOLL_INFO("MCOLL_ASYNC_START: this rank is bound to one core, which a launcher thread would share with it: "
+                   "nonblocking calls launch in the caller (bind each rank to two cores or more to use the thread)");
+    return alone;
+}
+
 /* With the lock held. The thread takes no signals: they stay with the application's threads. */
 static int start_thread(void)
 {
     sigset_t all, old;
     int rc;
+    if (one_core_only()) return -1;
     pthread_once(&fork_once, register_fork);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

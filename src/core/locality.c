@@ -83,6 +83,18 @@ void mcoll_host_free_near(void *ptr, size_t bytes, int registered)
     }
 }
 
+int mcoll_locality_thread_cores(void)
+{
+    hwloc_bitmap_t set;
+    int cores = -1;
+    pthread_once(&topology_once, load_topology);
+    if (!topology_ok || !(set = hwloc_bitmap_alloc())) return -1;
+    if (hwloc_get_cpubind(topology, set, HWLOC_CPUBIND_THREAD) == 0)
+        cores = hwloc_get_nbobjs_inside_cpuset_by_type(topology, set, HWLOC_OBJ_CORE);
+    hwloc_bitmap_free(set);
+    return cores;
+}
+
 #else /* !MCOLL_HAVE_HWLOC */
 
 void mcoll_locality_log(int device)
@@ -98,6 +110,8 @@ void *mcoll_host_alloc_near(int device, size_t bytes, int *registered)
     if (mcoll_cu.cuMemHostAlloc(&ptr, bytes, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS) return ptr;
     return NULL;
 }
+
+int mcoll_locality_thread_cores(void) { return -1; }
 
 void mcoll_host_free_near(void *ptr, size_t bytes, int registered)
 {

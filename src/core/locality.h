@@ -14,4 +14,8 @@ void mcoll_locality_log(int device);
 void *mcoll_host_alloc_near(int device, size_t bytes, int *registered);
 void mcoll_host_free_near(void *ptr, size_t bytes, int registered);
 
+/* How many cores the calling thread may run on (its CPU binding, e.g. mpirun's --bind-to
+ * core), or -1 when unknown (no hwloc, or no answer). */
+int mcoll_locality_thread_cores(void);
+
 #endif /* MCOLL_LOCALITY_H */

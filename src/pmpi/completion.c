@@ -7,10 +7,13 @@
  * Open MPI 4 would spin in PMPI_Wait forever), so it alternates the MPI's test form with mcoll's
  * progress until that operation is done, then waits in the MPI. With no mcoll request alive,
  * every call goes straight to PMPI. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 (clock.h) */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "async.h"
+#include "clock.h"
+#include "log.h"
 #include "request.h"
 
 #define LOCAL 16
@@ -112,6 +115,8 @@ static int complete(const call *k, MPI_Request *requests, int blocking)
 {
     view v;
     int rc, done = 0, spins = 0;
+    const uint64_t t0 = mcoll_trace_ns();
+    uint64_t t1;
     mcoll_requests_progress();
     rc = view_open(&v, k->n, requests);
     if (rc != MPI_SUCCESS) return rc;
@@ -126,7 +131,12 @@ static int complete(const call *k, MPI_Request *requests, int blocking)
             if (++spins > SPINS_BEFORE_YIELD) sched_yield();
             mcoll_requests_progress();
         }
+        t1 = mcoll_trace_ns();
         rc = wait_form(k, v.mpi);
+        /* Polls: the work was not done when the wait began (a kernel still running, a launch
+         * still queued). */
+        MCOLL_TRACE("wait: %.2f us until mcoll's operations were done (%d polls), %.2f us in the MPI's wait",
+                    mcoll_trace_us(t0, t1), spins, mcoll_trace_us(t1, mcoll_trace_ns()));
     }
 out:
     view_close(&v);

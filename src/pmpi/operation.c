@@ -1,10 +1,12 @@
 /* The steps of one operation on the engine or the staged path (see operation.h). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 (clock.h) */
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "operation.h"
 #include "checks.h"
+#include "clock.h"
 #include "config.h"
 #include "comm_internal.h"
 #include "engine.h"
@@ -143,8 +145,12 @@ static void run_queued(mcoll_async_job *job)
     mcoll_nbop *op = op_of(job);
     mcoll_call e = op->call;
     mcoll_result rc;
+    const uint64_t t0 = mcoll_trace_ns();
     mcoll_ctx_enter(op->launch_ctx); /* left current: the next job most likely wants it too */
     rc = launch_kernel(op, &e);
+    /* How long a queued start waits for the thread, and how long its launch takes there. */
+    MCOLL_TRACE("%s: %.2f us in the queue, %.2f us to launch in the launcher thread", op->nb->name,
+                mcoll_trace_us(op->queued_at, t0), mcoll_trace_us(t0, mcoll_trace_ns()));
     assert(rc != MCOLL_ERR_UNSUPPORTED);
     if (rc != MCOLL_SUCCESS) {
         MCOLL_WARN("%s: GPU engine failed in a queued launch (%s); the request completes with MPI_ERR_OTHER",
@@ -182,6 +188,7 @@ static int queue_engine(mcoll_nbop *op)
     op->job.run = run_queued;
     op->job.abandon = abandon_queued;
     atomic_store_explicit(&op->queued, 1, memory_order_relaxed);
+    op->queued_at = mcoll_trace_ns();
     if (mcoll_async_submit(&op->job) == 0) return MPI_SUCCESS;
     atomic_store_explicit(&op->queued, 0, memory_order_relaxed);
     return -1;

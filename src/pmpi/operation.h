@@ -63,6 +63,7 @@ struct mcoll_nbop {
      * them after (acquire). */
     mcoll_async_job job;
     atomic_int queued;
+    uint64_t queued_at;         /* TRACE: when the job was queued */
     CUcontext launch_ctx;       /* the context the caller would have launched in */
     /* Lifetime (request.c). */
     int active;                 /* started; its generalized request not yet freed */

@@ -12,9 +12,13 @@
  *     nothing;
  *   - shutdown runs what is still queued, then joins; a later submit starts a new thread;
  *   - fork with jobs queued: the child abandons them (each once, none runs there, its lanes are
- *     empty) and can start a thread of its own; the parent runs each exactly once. */
+ *     empty) and can start a thread of its own; the parent runs each exactly once;
+ *   - a process bound to one CPU gets no launcher thread: a submit answers -1 (launch in the
+ *     caller), checked in a child before any thread exists; a test process that is itself bound
+ *     to one core checks that and skips the thread's own tests, saying so. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "async.h"
+#include "locality.h"
 #include "unit.h"
 
 #define JOBS 64
@@ -219,10 +224,43 @@ static void test_fork(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* A child bound to one CPU of the test's binding: no thread, a submit answers -1. */
+static void test_one_core(void)
+{
+    cpu_set_t mask, one;
+    pid_t pid;
+    int status = 0, cpu = 0;
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &mask)) cpu++;
+    pid = fork();
+    if (pid == 0) {
+        int bad = 0;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        bad += sched_setaffinity(0, sizeof one, &one) != 0;
+        bad += mcoll_locality_thread_cores() != 1;
+        bad += submit(0, 0, 0) != -1;
+        bad += submit(1, 0, 0) != -1; /* decided once, the same answer */
+        bad += mcoll_async_running();
+        bad += atomic_load(&jobs[0].runs) != 0 || atomic_load(&lanes[0].queued) != 0;
+        _exit(bad ? 1 : 0);
+    }
+    CHECK(pid > 0);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
     main_thread = pthread_self();
     setenv("MCOLL_ASYNC_SPIN_US", "100000", 1); /* read when the thread starts */
+    test_one_core();
+    if (mcoll_locality_thread_cores() == 1) {
+        CHECK(submit(0, 0, 0) == -1);
+        printf("test_async: this process is bound to one core, so it gets no launcher thread (checked); "
+               "the thread's own tests need two cores and are skipped\n");
+        return unit_exit("test_async");
+    }
     mcoll_async_wait_lane(&lanes[0]); /* nothing queued, no thread: returns */
     CHECK(!mcoll_async_running());
     test_order_and_lanes();
