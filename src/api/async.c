@@ -26,33 +26,19 @@ static atomic_int nqueued;            /* jobs in that queue: a test without the 
 static mcoll_async_job *current;      /* the job being run (by the thread or a helping caller) */
 static unsigned long sleeps, signals;
 static _Thread_local int is_launcher;
-
-/* Polls of the queue between two looks at the clock while the thread stays awake. */
-#define POLLS_PER_CLOCK 64
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
+static int said_hazard;               /* the WARN line of start_thread: once per process */
 
 /* Without the lock: poll the queue for up to `ns` (MCOLL_ASYNC_SPIN_US) before the thread
  * sleeps. A nonblocking call in a steady loop then finds the thread awake: its submit signals
- * nothing, and its launch starts at once instead of after a wake-up of several microseconds.
- * The poll is a load and a pause; the clock is read only every POLLS_PER_CLOCK of them, so the
- * spinning thread takes little from a caller on the same core's other hardware thread. */
+ * nothing, and its launch starts at once instead of after a wake-up of several microseconds. */
 static void stay_awake(uint64_t ns)
 {
     const uint64_t since = mcoll_now_ns();
-    do {
-        for (int i = 0; i < POLLS_PER_CLOCK; i++) {
-            if (atomic_load_explicit(&nqueued, memory_order_relaxed)) return;
-            cpu_relax();
-        }
-    } while (mcoll_now_ns() - since < ns);
+    while (!atomic_load_explicit(&nqueued, memory_order_relaxed) && mcoll_now_ns() - since < ns) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
 }
 
 /* With the lock held, the queue not empty and nobody running a job: run the oldest job, here,
@@ -160,6 +146,12 @@ static int start_thread(void)
     int rc;
     if (one_core_only()) return -1;
     pthread_once(&fork_once, register_fork);
+    if (!said_hazard) {
+        said_hazard = 1;
+        MCOLL_WARN("MCOLL_ASYNC_START=1 is experimental: a launch queued to the launcher thread can be held up inside "
+                   "the driver while the application's own thread is in a CUDA call that waits for the GPU, and the "
+                   "other ranks then wait for that launch (a four-rank test hung this way; docs/pmpi.md)");
+    }
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     rc = pthread_create(&thread, NULL, launcher, NULL);
