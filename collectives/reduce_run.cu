@@ -80,7 +80,8 @@ int run_reduce_direct(const mcoll_dev_team *send, const mcoll_dev_team *recv, co
     p.call.to_owner = 0;
     p.call.results_to_recv = 0;
     p.call.root_reads_send = 0;
-    make_direct_sched(send, call.slot_bytes, &p.sched, call.root >= 0 ? kWideReduceSlot : kWideSlot, call.root >= 0);
+    const bool to_root = call.root >= 0;
+    make_direct_sched(send, call.slot_bytes, &p.sched, to_root ? kWideReduceSlot : kWideSlot, to_root);
     return dispatch(p, dtype, op, Layer::Unicast, stream);
 }
 

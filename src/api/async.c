@@ -26,7 +26,6 @@ static atomic_int nqueued;            /* jobs in that queue: a test without the 
 static mcoll_async_job *current;      /* the job being run (by the thread or a helping caller) */
 static unsigned long sleeps, signals;
 static _Thread_local int is_launcher;
-static int said_hazard;               /* the WARN line of start_thread: once per process */
 
 /* Without the lock: poll the queue for up to `ns` (MCOLL_ASYNC_SPIN_US) before the thread
  * sleeps. A nonblocking call in a steady loop then finds the thread awake: its submit signals
@@ -128,11 +127,9 @@ static void register_fork(void) { pthread_atfork(before_fork, after_fork_parent,
 static int one_core_only(void)
 {
     static int known, alone;
-    int cores;
     if (known) return alone;
     known = 1;
-    cores = mcoll_locality_thread_cores();
-    alone = cores == 1;
+    alone = mcoll_locality_thread_cores() == 1;
     if (alone)
         MCOLL_INFO("MCOLL_ASYNC_START: this rank is bound to one core, which a launcher thread would share with it: "
                    "nonblocking calls launch in the caller (bind each rank to two cores or more to use the thread)");
@@ -142,6 +139,7 @@ static int one_core_only(void)
 /* With the lock held. The thread takes no signals: they stay with the application's threads. */
 static int start_thread(void)
 {
+    static int said_hazard; /* the WARN line below: once per process */
     sigset_t all, old;
     int rc;
     if (one_core_only()) return -1;

@@ -39,7 +39,6 @@ static void drop(mcoll_peer_map **link)
     else free(m);
 }
 
-
 /* Unused entries beyond the limit go, least recently used first; entries of memory that was
  * freed (another buffer id now lies over their range) go at once, parked ones too: nothing can
  * use them again, and the new buffer cannot be mapped while they are. */

@@ -56,21 +56,18 @@ const mcoll_window *mcoll_window_find(const mcoll_windows *windows, const void *
     return NULL;
 }
 
-void mcoll_window_park(mcoll_window *w)
+/* Every peer mapping of w moved between held for a call and parked (reg_cache.h). */
+static void move_maps(mcoll_window *w, void (*move)(mcoll_peer_map *), int parked)
 {
     int q;
     for (q = 0; q < MCOLL_MAX_RANKS; q++)
-        if (w->maps[q]) mcoll_reg_cache_park(w->maps[q]);
-    w->parked = 1;
+        if (w->maps[q]) move(w->maps[q]);
+    w->parked = parked;
 }
 
-void mcoll_window_unpark(mcoll_window *w)
-{
-    int q;
-    for (q = 0; q < MCOLL_MAX_RANKS; q++)
-        if (w->maps[q]) mcoll_reg_cache_unpark(w->maps[q]);
-    w->parked = 0;
-}
+void mcoll_window_park(mcoll_window *w) { move_maps(w, mcoll_reg_cache_park, 1); }
+
+void mcoll_window_unpark(mcoll_window *w) { move_maps(w, mcoll_reg_cache_unpark, 0); }
 
 mcoll_result mcoll_window_agree(mcoll_team *team, mcoll_result mine)
 {
