@@ -106,9 +106,22 @@ mcoll_result mcoll_comm_run_exscan(mcoll_comm *comm, const void *sendbuf, void *
  * queued to the launcher thread (async.h) runs in the context its caller would have used. */
 CUcontext mcoll_comm_context(mcoll_comm *comm);
 
-/* The team's blocking stream: ordered after the legacy default stream, like MPI users expect. */
+/* The team's streams for calls through MPI (call_streams.c). Blocking calls run on the blocking
+ * stream, which the legacy default stream orders after the application's earlier work there.
+ * Nonblocking and persistent calls run on the non-blocking stream, so that the application's
+ * legacy-stream work after the start (a cudaMemcpy before a message that lets a peer reach the
+ * call) never waits for their kernels; with MCOLL_LEGACY_STREAM_ORDER on, each launch there
+ * waits on the GPU for the legacy default stream's work queued before it. */
 struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm);
-/* Wait for everything enqueued on that stream. */
+struct CUstream_st *mcoll_comm_nb_stream(mcoll_comm *comm);
+/* Before a launch on `stream` (from mcoll_comm_enter_on): on either stream of the team, the
+ * launch is made to come after every earlier launch of the team on the other one (an event
+ * waited for on the GPU, only where the other stream has had launches since). Other streams
+ * (the native API's) are the caller's to order. */
+mcoll_result mcoll_comm_order(mcoll_comm *comm, struct CUstream_st *stream);
+/* 1 while a launch on either stream may still run (a stream query says so). */
+int mcoll_comm_calls_running(mcoll_comm *comm);
+/* Wait for everything enqueued on the two streams. */
 mcoll_result mcoll_comm_sync(mcoll_comm *comm);
 /* Wait for the call just launched on that stream by this thread: on its completion word where
  * its kernel carries one (mcoll_launch_word_taken), else as mcoll_comm_sync. A call that mapped

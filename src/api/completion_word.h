@@ -5,8 +5,9 @@
  * One 64-bit word in pinned host memory mapped into the device. Launches on the team's stream
  * are armed (mcoll_word_arm, from mcoll_comm_enter_on): each gets the next value of a sequence,
  * and its kernel's last block stores that value into the word when every block is done. Only the
- * team's stream carries armed launches, so they end in the order of their values and one word
- * serves every call in flight: call v is done once the word is v or more. Launches on other
+ * team's two streams for calls through MPI carry armed launches, and their launches run one
+ * after another (call_streams.c), so they end in the order of their values and one word serves
+ * every call in flight: call v is done once the word is v or more. Launches on other
  * streams (native calls, graphs) are not armed and their kernels skip the store.
  *
  * A kernel that faults, or one that ends without the store, must not leave the host waiting:
@@ -39,7 +40,7 @@ typedef struct mcoll_word {
     mcoll_dev_team dev;          /* the team as an armed launch gets it */
 } mcoll_word;
 
-/* Before launches on `stream`: armed with the next value when it is the team's stream and the
+/* Before launches on `stream`: armed with the next value when it is one of the team's streams and the
  * setting (MCOLL_COMPLETION_WORD) is on, else not armed. The word is made on first use, in the
  * current context. Forgets what mcoll_launch_word_taken would have said (launch.h). */
 void mcoll_word_arm(mcoll_word *w, const mcoll_team *team, CUstream stream);

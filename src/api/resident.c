@@ -125,7 +125,7 @@ int mcoll_resident_take(mcoll_comm *comm)
     mcoll_resident_lock(r);
     if (r->unusable || mcoll_resident_forked(r) || !ready(comm)) goto launch_instead;
     /* MPI's users may count on a call seeing what they enqueued on the legacy default stream
-     * before it; the launched kernels, on the team's blocking stream, honour that by design.
+     * before it; the launched kernels honour that (call_streams.c).
      * Programs that synchronize first (as CUDA-aware MPIs require) may spare the query. */
     if (mcoll_settings_get()->legacy_stream_order && mcoll_cu.cuStreamQuery(CU_STREAM_LEGACY) != CUDA_SUCCESS) {
         mcoll_resident_say(r, MCOLL_SAID_LEGACY_BUSY,
@@ -133,9 +133,9 @@ int mcoll_resident_take(mcoll_comm *comm)
         goto launch_instead;
     }
     if (!r->running) {
-        /* Calls launched on the team's stream come before this one, and so do ring calls a
+        /* Calls launched on the team's streams come before this one, and so do ring calls a
          * kernel told to end must still run. */
-        if (mcoll_resident_exit_owed(r) || mcoll_cu.cuStreamQuery(comm->team->stream) != CUDA_SUCCESS) {
+        if (mcoll_resident_exit_owed(r) || mcoll_comm_calls_running(comm)) {
             mcoll_resident_say(r, MCOLL_SAID_TEAM_BUSY,
                                "calls were still running on the team's stream: that call was launched after them");
             goto launch_instead;

@@ -48,6 +48,7 @@ mcoll_result mcoll_comm_enter_on(mcoll_comm *comm, struct CUstream_st *stream)
 {
     MC_RETURN(mcoll_comm_enter_context(comm));
     MC_RETURN(mcoll_resident_fence(comm, stream));
+    MC_RETURN(mcoll_comm_order(comm, stream));
     mcoll_word_arm(&comm->word, comm->team, (CUstream)stream);
     return MCOLL_SUCCESS;
 }
@@ -310,23 +311,6 @@ mcoll_result mcoll_comm_run_barrier(mcoll_comm *comm, struct CUstream_st *stream
     MC_RETURN(mcoll_comm_enter_on(comm, stream));
     if (ll_taken(comm, MCOLL_LL_BARRIER, NULL, NULL, 0, MCOLL_BYTE, MCOLL_SUM, 0, stream, &rc)) return rc;
     return launched(mcoll_launch_barrier(mcoll_comm_dev(comm), access_of(comm), stream), "barrier");
-}
-
-/* For the MPI layer: the team's own stream and its synchronisation. */
-struct CUstream_st *mcoll_comm_stream(mcoll_comm *comm) { return (struct CUstream_st *)comm->team->stream; }
-
-mcoll_result mcoll_comm_sync(mcoll_comm *comm)
-{
-    CUresult rc;
-    mcoll_watch_call_begin(&comm->team->watch);
-    rc = mcoll_cu.cuStreamSynchronize(comm->team->stream);
-    mcoll_watch_call_end(&comm->team->watch);
-    if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
-    if (rc != CUDA_SUCCESS) {
-        MCOLL_WARN("cuStreamSynchronize failed: %s", mcoll_cu_errname(rc));
-        return MCOLL_ERR_CUDA;
-    }
-    return MCOLL_SUCCESS;
 }
 
 mcoll_result mcoll_comm_wait(mcoll_comm *comm)

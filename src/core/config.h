@@ -37,7 +37,7 @@ typedef struct {
                                   MCOLL_SIZE_AUTO: the team's measured value (team.c) */
     int resident;              /* MCOLL_RESIDENT: blocking LL calls through MPI in a resident kernel */
     int resident_nonblocking;  /* MCOLL_RESIDENT_NONBLOCKING: nonblocking and persistent LL calls through its ring too */
-    int legacy_stream_order;   /* MCOLL_LEGACY_STREAM_ORDER: resident calls wait for the legacy default stream */
+    int legacy_stream_order;   /* MCOLL_LEGACY_STREAM_ORDER: resident and nonblocking calls wait for the legacy default stream */
     int resident_idle_us;      /* MCOLL_RESIDENT_IDLE_US: idle time after which the resident kernel ends */
     int async_start;           /* MCOLL_ASYNC_START: nonblocking engine launches in the launcher thread */
     int async_spin_us;         /* MCOLL_ASYNC_SPIN_US: the launcher thread's awake time after a launch */

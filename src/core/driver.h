@@ -50,6 +50,7 @@
     X(cuEventCreate, 2000)                       \
     X(cuEventDestroy, 4000)                      \
     X(cuEventRecord, 2000)                       \
+    X(cuStreamWaitEvent, 3020)                   \
     X(cuEventSynchronize, 2000)                  \
     X(cuEventQuery, 2000)
 

@@ -127,11 +127,13 @@ static void hand_out(mcoll_team *team, mcoll_window *w[MCOLL_CALL_BUFFERS], int 
 }
 
 /* A call's kernel tells the host it is done (its completion word) just before it leaves the GPU:
- * mappings it used go only once the team's stream is idle. Not on a team whose peer is gone: a
+ * mappings it used go only once the team's streams are idle. Not on a team whose peer is gone: a
  * kernel waiting for that peer would never leave. */
 static void quiesce_stream(mcoll_team *team)
 {
-    if (!mcoll_watch_aborted(&team->watch)) CU_WARN(cuStreamSynchronize(team->stream));
+    if (mcoll_watch_aborted(&team->watch)) return;
+    CU_WARN(cuStreamSynchronize(team->stream));
+    CU_WARN(cuStreamSynchronize(team->nb_stream));
 }
 
 /* Forget the last call's windows (local). */

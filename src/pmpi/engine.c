@@ -38,6 +38,9 @@ static _Thread_local int launch_only;
 
 void mcoll_engine_launch_only(int on) { launch_only = on; }
 
+/* The team's stream for the call being made: the nonblocking calls' while launch_only is on. */
+static struct CUstream_st *stream_of(mcoll_comm *e) { return launch_only ? mcoll_comm_nb_stream(e) : mcoll_comm_stream(e); }
+
 /* The MPI call returns with the result in place: wait for the kernel's completion word, or the
  * team's stream where the launch carried none (mcoll_comm_wait). A nonblocking call waits later,
  * on the word or on an event recorded after the kernel (operation.c). */
@@ -104,7 +107,7 @@ mcoll_result mcoll_engine_allreduce(mcoll_comm_state *cs, const mcoll_decision *
     if (resident(e, MCOLL_LL_ALLREDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, 0, &rc, &small)) return rc;
     mapped = small ? 0 : mcoll_engine_map(e, d, bufs, in == recvbuf ? 1 : 2, 1);
     if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
-    rc = finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+    rc = finish(e, mcoll_comm_run_allreduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, stream_of(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
 
@@ -122,7 +125,7 @@ mcoll_result mcoll_engine_reduce(mcoll_comm_state *cs, const mcoll_decision *d, 
     if (resident(e, MCOLL_LL_REDUCE, sendbuf, recvbuf, d->count, d->dtype, d->op, root, &rc, &small)) return rc;
     mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 2, 1);
     if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
-    rc = finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, mcoll_comm_stream(e)));
+    rc = finish(e, mcoll_comm_run_reduce(e, sendbuf, recvbuf, d->count, d->dtype, d->op, root, stream_of(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
 
@@ -136,7 +139,7 @@ mcoll_result mcoll_engine_bcast(mcoll_comm_state *cs, const mcoll_decision *d, v
     if (resident(e, MCOLL_LL_BCAST, buf, buf, d->bytes, MCOLL_BYTE, MCOLL_SUM, root, &rc, &small)) return rc;
     mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 1, 1);
     if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
-    rc = finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, mcoll_comm_stream(e)));
+    rc = finish(e, mcoll_comm_run_bcast(e, buf, d->bytes, root, stream_of(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
 
@@ -156,7 +159,7 @@ mcoll_result mcoll_engine_reduce_scatter(mcoll_comm_state *cs, const mcoll_decis
     mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 1, mcoll_direct_apart(in, total, recvbuf, block));
     if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
     rc = finish(e, mcoll_comm_run_reduce_scatter(e, sendbuf, recvbuf, d->count, d->dtype, d->op,
-                                                 mcoll_comm_stream(e)));
+                                                 stream_of(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
 
@@ -171,7 +174,7 @@ mcoll_result mcoll_engine_allgather(mcoll_comm_state *cs, const mcoll_decision *
     if (resident(e, MCOLL_LL_ALLGATHER, sendbuf, recvbuf, d->bytes, MCOLL_BYTE, MCOLL_SUM, 0, &rc, &small)) return rc;
     mapped = small ? 0 : mcoll_engine_map(e, d, bufs, 1, 1);
     if (mapped < 0) return MCOLL_SUCCESS; /* a persistent initialization: mapped, nothing to run */
-    rc = finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, mcoll_comm_stream(e)));
+    rc = finish(e, mcoll_comm_run_allgather(e, sendbuf, recvbuf, d->bytes, stream_of(e)));
     return mcoll_engine_unmap(e, mapped, rc);
 }
 
@@ -180,7 +183,7 @@ mcoll_result mcoll_engine_alltoall(mcoll_comm_state *cs, const mcoll_decision *d
 {
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    return finish(e, mcoll_comm_run_alltoall(e, sendbuf, recvbuf, d->bytes, 1, mcoll_comm_stream(e)));
+    return finish(e, mcoll_comm_run_alltoall(e, sendbuf, recvbuf, d->bytes, 1, stream_of(e)));
 }
 
 mcoll_result mcoll_engine_gather(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
@@ -188,7 +191,7 @@ mcoll_result mcoll_engine_gather(mcoll_comm_state *cs, const mcoll_decision *d, 
 {
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    return finish(e, mcoll_comm_run_gather(e, sendbuf, recvbuf, d->bytes, 1, root, mcoll_comm_stream(e)));
+    return finish(e, mcoll_comm_run_gather(e, sendbuf, recvbuf, d->bytes, 1, root, stream_of(e)));
 }
 
 mcoll_result mcoll_engine_scatter(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf,
@@ -196,21 +199,21 @@ mcoll_result mcoll_engine_scatter(mcoll_comm_state *cs, const mcoll_decision *d,
 {
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    return finish(e, mcoll_comm_run_scatter(e, sendbuf, recvbuf, d->bytes, 1, root, mcoll_comm_stream(e)));
+    return finish(e, mcoll_comm_run_scatter(e, sendbuf, recvbuf, d->bytes, 1, root, stream_of(e)));
 }
 
 mcoll_result mcoll_engine_scan(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    return finish(e, mcoll_comm_run_scan(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+    return finish(e, mcoll_comm_run_scan(e, sendbuf, recvbuf, d->count, d->dtype, d->op, stream_of(e)));
 }
 
 mcoll_result mcoll_engine_exscan(mcoll_comm_state *cs, const mcoll_decision *d, const void *sendbuf, void *recvbuf)
 {
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
-    return finish(e, mcoll_comm_run_exscan(e, sendbuf, recvbuf, d->count, d->dtype, d->op, mcoll_comm_stream(e)));
+    return finish(e, mcoll_comm_run_exscan(e, sendbuf, recvbuf, d->count, d->dtype, d->op, stream_of(e)));
 }
 
 mcoll_result mcoll_engine_allgatherv(mcoll_comm_state *cs, const void *sendbuf, size_t sendbytes,
@@ -219,7 +222,7 @@ mcoll_result mcoll_engine_allgatherv(mcoll_comm_state *cs, const void *sendbuf, 
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     return finish(e, mcoll_comm_run_allgatherv(e, sendbuf, sendbytes, recv->base, recv->bytes, recv->offs, 1,
-                                               mcoll_comm_stream(e)));
+                                               stream_of(e)));
 }
 
 mcoll_result mcoll_engine_alltoallv(mcoll_comm_state *cs, const mcoll_engine_blocks *send,
@@ -228,7 +231,7 @@ mcoll_result mcoll_engine_alltoallv(mcoll_comm_state *cs, const mcoll_engine_blo
     mcoll_comm *e = engine_for(cs);
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     return finish(e, mcoll_comm_run_alltoallv(e, send->base, send->bytes, send->offs, recv->base, recv->bytes,
-                                              recv->offs, 1, mcoll_comm_stream(e)));
+                                              recv->offs, 1, stream_of(e)));
 }
 
 mcoll_result mcoll_engine_gatherv(mcoll_comm_state *cs, const void *sendbuf, size_t sendbytes,
@@ -238,7 +241,7 @@ mcoll_result mcoll_engine_gatherv(mcoll_comm_state *cs, const void *sendbuf, siz
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     return finish(e, mcoll_comm_run_gatherv(e, sendbuf, sendbytes, recv ? recv->base : NULL,
                                             recv ? recv->bytes : NULL, recv ? recv->offs : NULL, 1, root,
-                                            mcoll_comm_stream(e)));
+                                            stream_of(e)));
 }
 
 mcoll_result mcoll_engine_scatterv(mcoll_comm_state *cs, const mcoll_engine_blocks *send, void *recvbuf,
@@ -248,5 +251,5 @@ mcoll_result mcoll_engine_scatterv(mcoll_comm_state *cs, const mcoll_engine_bloc
     if (!e) return MCOLL_ERR_UNSUPPORTED;
     return finish(e, mcoll_comm_run_scatterv(e, send ? send->base : NULL, send ? send->bytes : NULL,
                                              send ? send->offs : NULL, recvbuf, recvbytes, 1, root,
-                                             mcoll_comm_stream(e)));
+                                             stream_of(e)));
 }

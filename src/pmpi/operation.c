@@ -111,7 +111,7 @@ static mcoll_result launch_kernel(mcoll_nbop *op, mcoll_call *e)
         }
         op->word = 0;
         /* Without an event the call cannot be waited for later: wait now, then report. */
-        if (mark(op, (CUstream)mcoll_comm_stream(op->engine))) {
+        if (mark(op, (CUstream)mcoll_comm_nb_stream(op->engine))) {
             mcoll_comm_sync(op->engine);
             rc = MCOLL_ERR_CUDA;
         }
@@ -369,7 +369,7 @@ static int word_passed(mcoll_nbop *op)
     if (mcoll_word_reached(w, op->word)) return 1;
     if (!mcoll_word_check_due(&op->word_checked)) return 0;
     before = mcoll_ctx_enter(op->ctx);
-    state = mcoll_word_stream(w, (CUstream)mcoll_comm_stream(op->engine), op->word, op->nb->name);
+    state = mcoll_word_stream(w, (CUstream)mcoll_comm_nb_stream(op->engine), op->word, op->nb->name);
     mcoll_ctx_leave(op->ctx, before);
     if (state == MCOLL_WORD_RUNNING) return 0;
     if (state == MCOLL_WORD_FAILED) op->error = MPI_ERR_OTHER;

@@ -174,7 +174,9 @@ static size_t allocation_granularity(mcoll_team *team)
 static int init_signals(mcoll_team *team)
 {
     mcoll_symmetric *s = &team->symm;
-    int ok = mcoll_cu.cuStreamCreate(&team->stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS;
+    int ok = mcoll_cu.cuStreamCreate(&team->stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS &&
+             mcoll_cu.cuStreamCreate(&team->nb_stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS &&
+             mcoll_cu.cuEventCreate(&team->order_mark, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
     if (ok) ok = mcoll_cu.cuMemAlloc(&team->epochs, LOCAL_WORDS_BYTES) == CUDA_SUCCESS;
     if (!ok) team->epochs = 0;
     if (ok) ok = mcoll_cu.cuMemsetD8Async(team->epochs, 0, LOCAL_WORDS_BYTES, team->stream) == CUDA_SUCCESS;
@@ -448,6 +450,8 @@ void mcoll_team_destroy(mcoll_team *team)
     mcoll_watch_stop(&team->watch);
     if (team->epochs) CU_WARN(cuMemFree(team->epochs));
     if (team->stream) CU_WARN(cuStreamDestroy(team->stream));
+    if (team->nb_stream) CU_WARN(cuStreamDestroy(team->nb_stream));
+    if (team->order_mark) CU_WARN(cuEventDestroy(team->order_mark));
     if (team->context) {
         /* Leave a thread that had no context as it was found: not holding one whose last
          * reference may go now. */

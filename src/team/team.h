@@ -73,7 +73,16 @@ typedef struct mcoll_team {
     mcoll_multimem_alias alias;  /* tests only: multimem emulated without multicast */
     CUdeviceptr epochs;          /* device memory: per-block barrier epochs, then the completion
                                     word's block count (launch.h, done_count) */
-    CUstream stream;             /* blocking stream for calls made through MPI */
+    /* Calls made through MPI run on two streams, one after another in the order they were made
+     * (src/api/call_streams.c keeps that order): */
+    CUstream stream;             /* blocking calls: a blocking stream, so the legacy default
+                                    stream orders it after the application's earlier work */
+    CUstream nb_stream;          /* nonblocking and persistent calls: a non-blocking stream, so the
+                                    application's next legacy-stream operation (a cudaMemcpy) never
+                                    waits for a kernel that may wait for its peers */
+    CUevent order_mark;          /* recorded where one of them must wait for the other */
+    int nb_unordered;            /* nb_stream has work `stream` was not made to wait for */
+    int blocking_unordered;      /* `stream` has work nb_stream was not made to wait for */
     mcoll_watch watch;           /* abort flag and peer processes (watchdog.h) */
     mcoll_dev_team dev;          /* what the kernels get */
     mcoll_engine engine;         /* MCOLL_ENGINE_UNICAST or MCOLL_ENGINE_NVLS */

@@ -18,6 +18,13 @@
  *     caller, never queued;
  *   - MPI_Finalize with launches still queued (their requests freed): every launch ran, before
  *     the engines went, and the launcher thread has ended.
+ * In every case, the order of the GPU work as the model follows it (stream order, the legacy
+ * default stream's implicit synchronization, events; model/order.c): each launch comes after the
+ * team's launch before it and after the work the application queued on the legacy default
+ * stream before the call (a memset queued before each call here), and for a nonblocking or
+ * persistent call, work the application queues on the legacy default stream after the start
+ * (a cudaMemcpy) does not wait for the kernel: a kernel that waits for its peers could hold it,
+ * and a peer may reach the call only after a message this rank sends after that copy.
  * Launches are slowed (1-2 ms each) so the queue really holds several, and the waits find some
  * still queued and launch them themselves (mcoll_async_help) while the thread runs an earlier
  * one. Run as it is (setting on: no nonblocking launch inside the call that starts it) and by
@@ -45,6 +52,67 @@ static int fail_index = -2;   /* the call whose launch fails */
 static int slow_us;
 static int starting;          /* inside an MPI_I* or MPI_Start* call of this test */
 
+/* ---------------------------------------------------------------------------------------------
+ * The order of the GPU work (contract model, order.c)
+ * ------------------------------------------------------------------------------------------- */
+#define MAX_INDEX 1024
+static uint64_t legacy_before[MAX_INDEX + 1]; /* by call index; the last one: blocking calls */
+static void *legacy_target;
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    uintptr_t team;    /* rank 0's signal pad: one team */
+    uint64_t last;     /* its last launch */
+} team_launches[16];
+
+/* Work the application queues on the legacy default stream before call `index`; its id. */
+static void legacy_work_before(int index)
+{
+    CUcontext cur = borrow();
+    if (!legacy_target) legacy_target = d_alloc(1);
+    if (cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)legacy_target, 0, 1, CU_STREAM_LEGACY) != CUDA_SUCCESS)
+        CT_FAIL("memset on the legacy default stream");
+    give_back(cur);
+    legacy_before[index == BLOCKING_INDEX || index >= MAX_INDEX ? MAX_INDEX : index] =
+        mcoll_contract_last_work(CU_STREAM_LEGACY);
+}
+
+static uint64_t *last_launch_of(const mcoll_dev_team *team)
+{
+    const uintptr_t key = (uintptr_t)team->peer_signal[0];
+    for (int i = 0; i < 16; i++)
+        if (team_launches[i].team == key || !team_launches[i].team) {
+            team_launches[i].team = key;
+            return &team_launches[i].last;
+        }
+    return &team_launches[0].last;
+}
+
+/* Before the launch's work is queued: it comes after the team's last launch and after the
+ * application's legacy-stream work queued before the call. */
+static void check_order_before(const mcoll_dev_team *team, int index, CUstream stream)
+{
+    const uint64_t before = legacy_before[index == BLOCKING_INDEX || index >= MAX_INDEX ? MAX_INDEX : index];
+    uint64_t last;
+    pthread_mutex_lock(&order_lock);
+    last = *last_launch_of(team);
+    pthread_mutex_unlock(&order_lock);
+    if (last && mcoll_contract_comes_after(stream, last) != 1)
+        CT_FAIL("call %d's kernel would not wait for the team's kernel before it", index);
+    if (before && mcoll_contract_comes_after(stream, before) != 1)
+        CT_FAIL("call %d's kernel would not wait for the legacy-stream work queued before the call", index);
+}
+
+/* After: the launch is the team's last; a nonblocking call's kernel holds no legacy-stream work. */
+static void check_order_after(const mcoll_dev_team *team, int index, CUstream stream)
+{
+    const uint64_t mine = mcoll_contract_last_work(stream);
+    pthread_mutex_lock(&order_lock);
+    *last_launch_of(team) = mine;
+    pthread_mutex_unlock(&order_lock);
+    if (index != BLOCKING_INDEX && mcoll_contract_comes_after(CU_STREAM_LEGACY, mine) != 0)
+        CT_FAIL("work queued on the legacy default stream after call %d's start would wait for its kernel", index);
+}
+
 static void sleep_us(int us)
 {
     struct timespec ts = {0, (long)us * 1000};
@@ -57,11 +125,13 @@ static void sleep_us(int us)
 static int fake_launch(const mcoll_dev_team *team, const void *sendbuf, void *recvbuf, void *stream)
 {
     int index = *(const int *)sendbuf, n, in_caller = pthread_equal(pthread_self(), main_thread);
+    check_order_before(team, index, (CUstream)stream);
     /* What a kernel would touch: every rank's signal pad through the team's views. */
     for (int i = 0; i < team->size; i++)
         if (mcoll_contract_kernel_access((CUstream)stream, (CUdeviceptr)(uintptr_t)team->peer_signal[i],
                                          MCOLL_SIGNAL_BYTES, 1) != CUDA_SUCCESS)
             CT_FAIL("launch of call %d on a team that is gone", index);
+    check_order_after(team, index, (CUstream)stream);
     if (index == BLOCKING_INDEX) {
         /* A blocking call: every nonblocking call issued before it has launched. */
         if (atomic_load(&launches_in_thread) + atomic_load(&launches_in_caller) < issued)
@@ -141,6 +211,7 @@ static int issue_call(bufs *b, int index, MPI_Comm comm, MPI_Request *q)
     int size;
     MPI_Comm_size(comm, &size);
     for (int i = 0; i < size; i++) counts[i] = COUNT;
+    legacy_work_before(index);
     issued++;
     switch (index % 5) {
     case 0: return MPI_Iallreduce(b->send, b->recv, COUNT, MPI_INT, MPI_SUM, comm, q);
@@ -168,6 +239,7 @@ static int stamp_ok(const bufs *b, int index) { return b->recv[0] == 1000000 + i
 static void blocking(MPI_Comm comm)
 {
     bufs b = make_bufs(1, BLOCKING_INDEX);
+    legacy_work_before(BLOCKING_INDEX);
     if (MPI_Allreduce(b.send, b.recv, COUNT, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS) CT_FAIL("blocking allreduce");
     free_bufs(&b);
 }
@@ -220,6 +292,8 @@ static void check_persistent(int size)
     for (int k = 0; k < 6; k++) {
         a.recv[0] = g.recv[0] = -1;
         issued += 2;
+        legacy_work_before(200);
+        legacy_work_before(201);
         starting = 1;
         rc = MPI_Startall(2, q);
         starting = 0;

@@ -310,10 +310,11 @@ static void check_live_during(void)
     CHECK(mcoll_contract_live("mapping") == world_size + 1);
     CHECK(mcoll_contract_live("exported_fd") == 0);
     CHECK(mcoll_contract_live("device_memory") == 1);     /* barrier epochs */
-    CHECK(mcoll_contract_live("stream") == 1);
+    CHECK(mcoll_contract_live("stream") == 2);            /* blocking and nonblocking calls' */
+    CHECK(mcoll_contract_live("event") == 1);             /* the mark that orders the two */
     CHECK(mcoll_contract_live("host_memory") == 1);       /* the watchdog's abort flag */
     CHECK(mcoll_contract_live("context") == 1);           /* the team holds its context */
-    CHECK(mcoll_contract_live_objects() == 1 + world_size + (world_rank == 0) + 2 + world_size + 1 + 1 + 1 + 1);
+    CHECK(mcoll_contract_live_objects() == 1 + world_size + (world_rank == 0) + 2 + world_size + 1 + 2 + 1 + 1 + 1);
 }
 
 /* Through the pointer registry and plain loads and stores: slot i is rank i's memory, and a

@@ -146,6 +146,15 @@ static void rules_buffers_and_copies(void)
          "not a stream of cuStreamCreate");
     RULE(cu->cuEventRecord((CUevent)(uintptr_t)0x1234, NULL), CUDA_ERROR_INVALID_HANDLE,
          "unknown event");
+    RULE(cu->cuStreamWaitEvent(NULL, (CUevent)(uintptr_t)0x1234, 0), CUDA_ERROR_INVALID_HANDLE, "unknown event");
+    {
+        CUevent event = NULL;
+        CHECK_OK(cu->cuEventCreate(&event, 0));
+        RULE(cu->cuStreamWaitEvent(NULL, event, 1), CUDA_ERROR_INVALID_VALUE, "flags must be 0");
+        RULE(cu->cuStreamWaitEvent((CUstream)(uintptr_t)0x1234, event, 0), CUDA_ERROR_INVALID_HANDLE,
+             "unknown stream");
+        CHECK_OK(cu->cuEventDestroy(event));
+    }
     RULE(cu->cuPointerGetAttribute(NULL, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr),
          CUDA_ERROR_INVALID_VALUE, "data is NULL");
     CHECK_OK(cu->cuMemFree(dptr));

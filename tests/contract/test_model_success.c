@@ -407,6 +407,56 @@ static void test_multicast(void)
     CHECK_OK(cu->cuMemRelease(mc));
 }
 
+/* The order of queued work (order.c): stream order, the legacy default stream and blocking
+ * streams waiting for each other's earlier work, non-blocking streams for neither, events. */
+static void test_work_order(void)
+{
+    CUstream blocking = NULL, nonblocking = NULL, other = NULL;
+    CUevent event = NULL;
+    CUdeviceptr dptr = 0;
+    CHECK_OK(cu->cuMemAlloc(&dptr, 64));
+    CHECK_OK(cu->cuStreamCreate(&blocking, CU_STREAM_DEFAULT));
+    CHECK_OK(cu->cuStreamCreate(&nonblocking, CU_STREAM_NON_BLOCKING));
+    CHECK_OK(cu->cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+    CHECK_OK(cu->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+
+    CHECK_OK(cu->cuMemsetD8Async(dptr, 1, 8, CU_STREAM_LEGACY));
+    const uint64_t legacy = mcoll_contract_last_work(CU_STREAM_LEGACY);
+    CHECK(legacy != 0);
+    CHECK(mcoll_contract_comes_after(CU_STREAM_LEGACY, legacy) == 1);
+    CHECK(mcoll_contract_comes_after(blocking, legacy) == 1);
+    CHECK(mcoll_contract_comes_after(nonblocking, legacy) == 0);
+
+    CHECK_OK(mcoll_contract_kernel_access(nonblocking, dptr, 8, 1));
+    const uint64_t kernel = mcoll_contract_last_work(nonblocking);
+    CHECK(mcoll_contract_comes_after(nonblocking, kernel) == 1);
+    CHECK(mcoll_contract_comes_after(CU_STREAM_LEGACY, kernel) == 0);
+    CHECK(mcoll_contract_comes_after(blocking, kernel) == 0);
+    CHECK(mcoll_contract_comes_after(other, kernel) == 0);
+
+    CHECK_OK(mcoll_contract_kernel_access(blocking, dptr, 8, 1));
+    const uint64_t blocked = mcoll_contract_last_work(blocking);
+    CHECK(mcoll_contract_comes_after(CU_STREAM_LEGACY, blocked) == 1);
+    CHECK(mcoll_contract_comes_after(other, blocked) == 0);
+
+    /* An event carries what its stream's work waits for, the legacy stream's work included. */
+    CHECK_OK(cu->cuEventRecord(event, blocking));
+    CHECK_OK(cu->cuStreamWaitEvent(other, event, 0));
+    CHECK(mcoll_contract_comes_after(other, blocked) == 1);
+    CHECK(mcoll_contract_comes_after(other, legacy) == 1);
+    CHECK(mcoll_contract_comes_after(other, kernel) == 0);
+    CHECK(mcoll_contract_comes_after((CUstream)(uintptr_t)0x1234, kernel) == -1);
+    CHECK(mcoll_contract_comes_after(other, 0) == -1);
+
+    CHECK_OK(cu->cuStreamSynchronize(nonblocking));
+    CHECK_OK(cu->cuStreamSynchronize(blocking));
+    CHECK_OK(cu->cuEventDestroy(event));
+    CHECK_OK(cu->cuStreamDestroy(other));
+    CHECK_OK(cu->cuStreamDestroy(nonblocking));
+    CHECK_OK(cu->cuStreamDestroy(blocking));
+    CHECK_OK(cu->cuMemFree(dptr));
+}
+
 static void test_counts_and_log(void)
 {
     mcoll_contract_reset();
@@ -438,6 +488,7 @@ int main(void)
     test_access_is_real();
     test_vmm_allocation();
     test_multicast();
+    test_work_order();
     test_counts_and_log();
     CHECK_OK(cu->cuCtxSetCurrent(NULL));
     CHECK_OK(cu->cuDevicePrimaryCtxRelease(0));

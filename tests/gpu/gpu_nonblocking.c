@@ -10,7 +10,7 @@
  * flight (more than the resident kernel's ring holds) with larger, blocking and persistent
  * ones between them, on one and on two communicators; starts that must not wait for the peers
  * (a rank that starts its calls only after a message the others send once they have started
- * theirs); device collectives in one MPI_Waitany loop with point-to-point requests; persistent requests started again and again
+ * theirs, also after a synchronous cudaMemcpy on the starting rank); device collectives in one MPI_Waitany loop with point-to-point requests; persistent requests started again and again
  * on new inputs; host buffers; bad arguments.
  *   mpirun -np N gpu_nonblocking [-q] [-f FILTER] [-s SEED]     (NCCL_NVLS_ENABLE=0 required) */
 #include <limits.h>
@@ -233,9 +233,12 @@ static void small_in_flight(coll_api **apis, int napis, int n)
 /* A nonblocking start is local (MPI): rank 0 starts `n` small allreduces (more than the resident
  * kernel's ring holds) and a larger one, then sends a token to every other rank, which starts
  * the same calls only once it has the token. A start that waited for the peers to reach the calls
- * before it (a full ring, a launch behind ring calls) would wait for ever here. A blocking call
- * first: a communicator's first engine call builds its team, with every rank (docs/pmpi.md). */
-static void starts_are_local(coll_api *api, int n)
+ * before it (a full ring, a launch behind ring calls) would wait for ever here. With `copy`, rank
+ * 0 makes a synchronous cudaMemcpy (legacy default stream) before sending: it must not wait for
+ * the started calls' kernels, which wait for the peers (docs/pmpi.md, "The team's two streams").
+ * A blocking call first: a communicator's first engine call builds its team, with every rank
+ * (docs/pmpi.md). */
+static void starts_are_local(coll_api *api, int n, int copy)
 {
     coll_prep *p = calloc((size_t)n + 1, sizeof *p);
     MPI_Request *q = calloc((size_t)n + 1, sizeof *q);
@@ -244,7 +247,7 @@ static void starts_are_local(coll_api *api, int n)
     devbuf one;
     int k, token = 7, ready = p && q && ints;
 
-    if (!case_begin("%s/starts-are-local/x%d", api->name, n + 1)) goto out;
+    if (!case_begin("%s/starts-are-local/x%d%s", api->name, n + 1, copy ? "/legacy-copy" : "")) goto out;
     memset(&one, 0, sizeof one);
     ready = ready && devbuf_alloc(&one, MEM_DEVICE, sizeof(int), 0) == 0;
     for (k = 0; ready && k <= n; k++) {
@@ -264,6 +267,11 @@ static void starts_are_local(coll_api *api, int n)
         for (k = 0; k <= n; k++) {
             prep_call(&p[k], &call);
             if (start_call(api, &call, &ints[k], &q[k]) != MPI_SUCCESS) case_fail("call %d did not start", k);
+        }
+        if (api->rank == 0 && copy) {
+            int value = 0;
+            devbuf_get(&one, 0, &value, sizeof value);
+            if (value != sum_of(0)) case_fail("the copy after the starts: %d, want %d", value, sum_of(0));
         }
         if (api->rank == 0)
             for (k = 1; k < api->size; k++)
@@ -439,7 +447,8 @@ int main(int argc, char **argv)
     small_in_flight(both, 1, 200);
     small_in_flight(both, 2, 200);
     with_point_to_point(&api, 6);
-    starts_are_local(&api, 80);
+    starts_are_local(&api, 80, 0);
+    starts_are_local(&api, 80, 1);
     host_buffers(&api);
     bad_arguments(&api);
 

@@ -189,6 +189,18 @@ void mcoll_contract_live_print(FILE *out);
  * Returns CUDA_SUCCESS, or the error with the violation recorded (entry name "kernel"). */
 CUresult mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t size, int write);
 
+/* ---------------------------------------------------------------------------------------------
+ * The order of queued work (the model runs nothing as it is queued, but follows what the GPU
+ * would wait for: stream order, the legacy default stream's implicit synchronization with
+ * blocking streams, events recorded and waited for; order.c)
+ * ------------------------------------------------------------------------------------------- */
+/* The last work queued on `stream` (copies, memsets, event records, declared kernels), as an id
+ * for mcoll_contract_comes_after; 0 when none, or the stream is not followed. */
+uint64_t mcoll_contract_last_work(CUstream stream);
+/* 1 when work queued on `stream` now would wait for `work` to finish, 0 when it would not, -1
+ * when that is not known (a stream not followed, work 0). */
+int mcoll_contract_comes_after(CUstream stream, uint64_t work);
+
 /* Forget counts, the log, violations and fault rules (objects and configuration stay). */
 void mcoll_contract_reset(void);
 /* 1: do not print violations to stderr as they happen (they are still recorded). */

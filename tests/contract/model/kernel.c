@@ -58,6 +58,7 @@ CUresult mcoll_contract_kernel_access(CUstream stream, CUdeviceptr ptr, size_t s
     why = multicast_unbound((uintptr_t)ptr, size, &where);
     if (why)
         return model_violation(&call, CUDA_ERROR_ILLEGAL_ADDRESS, "byte %zu of the multicast object: %s", where, why);
+    model_order_queue(stream);
     model_work *w = calloc(1, sizeof *w);
     if (w) {
         w->stream = stream;

@@ -209,6 +209,7 @@ static CUresult check_copy(model_call *call, uintptr_t dst, int dst_device, uint
         why = model_check_range(src, bytes, 0, src_device);
         if (why) return model_violation(call, CUDA_ERROR_INVALID_VALUE, "source: %s", why);
     }
+    model_order_queue(stream);
     return CUDA_SUCCESS;
 }
 

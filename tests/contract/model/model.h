@@ -135,6 +135,8 @@ typedef struct model_token {
     uint64_t magic;
     unsigned flags;
     int pending;                   /* events: cuEventQuery answers NOT_READY this many more times */
+    int slot;                      /* streams: where order.c follows its work (-1: not followed) */
+    uint32_t *stamp;               /* events: what the work before the last record waits for (order.c) */
 } model_token;
 
 /* A POSIX fd handed out by cuMemExportToShareableHandle; alive while that fd is still open in
@@ -286,6 +288,16 @@ const char *model_check_range(uintptr_t ptr, size_t len, int write, int device_s
 
 /* Valid stream / event (NULL and the legacy/per-thread streams count as valid streams). */
 int model_valid_stream(CUstream stream);
+/* The token of a stream of cuStreamCreate, or NULL. */
+model_token *model_find_stream(CUstream stream);
+
+/* The order of queued work (order.c): a stream made or destroyed, work queued on a stream, an
+ * event recorded on one, a stream made to wait for an event. */
+void model_order_created(model_token *stream);
+void model_order_destroyed(model_token *stream);
+void model_order_queue(CUstream stream);
+void model_order_record(model_token *event, CUstream stream);
+void model_order_wait(CUstream stream, const model_token *event);
 int model_valid_event(CUevent event);
 
 /* ---------------------------------------------------------------------------------------------
@@ -335,6 +347,7 @@ CUresult model_cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *statu
 CUresult model_cuEventCreate(CUevent *event, unsigned int flags);
 CUresult model_cuEventDestroy(CUevent event);
 CUresult model_cuEventRecord(CUevent event, CUstream stream);
+CUresult model_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags);
 CUresult model_cuEventSynchronize(CUevent event);
 CUresult model_cuEventQuery(CUevent event);
 /* vmm.c */

@@ -21,6 +21,8 @@ int model_valid_stream(CUstream stream)
            find_token(model.streams, (const void *)stream) != NULL;
 }
 
+model_token *model_find_stream(CUstream stream) { return find_token(model.streams, (const void *)stream); }
+
 int model_valid_event(CUevent event)
 {
     return event != NULL && find_token(model.events, (const void *)event) != NULL;
@@ -51,7 +53,12 @@ CUresult model_cuStreamCreate(CUstream *stream, unsigned int flags)
     void *out = NULL;
     CUresult rc = create_token(MODEL_cuStreamCreate, &model.streams, STREAM_MAGIC,
                                stream ? &out : NULL, flags, CU_STREAM_NON_BLOCKING, "phStream");
-    if (rc == CUDA_SUCCESS) *stream = (CUstream)out;
+    if (rc == CUDA_SUCCESS) {
+        *stream = (CUstream)out;
+        pthread_mutex_lock(&model.lock);
+        model_order_created((model_token *)out);
+        pthread_mutex_unlock(&model.lock);
+    }
     return rc;
 }
 
@@ -73,6 +80,7 @@ CUresult model_cuStreamDestroy(CUstream stream)
     model_token *t = find_token(model.streams, (const void *)stream);
     if (!t) return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "not a stream of cuStreamCreate");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
+    model_order_destroyed(t);
     model_list_remove(&model.streams, &t->node);
     free(t);
     return model_leave(&call, CUDA_SUCCESS);
@@ -87,6 +95,7 @@ CUresult model_cuEventDestroy(CUevent event)
     if (!t) return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "not an event of cuEventCreate");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
     model_list_remove(&model.events, &t->node);
+    free(t->stamp);
     free(t);
     return model_leave(&call, CUDA_SUCCESS);
 }
@@ -140,7 +149,27 @@ CUresult model_cuEventRecord(CUevent event, CUstream stream)
     if (!model_valid_stream(stream))
         return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
     if (model_injecting(&call)) return model_leave(&call, call.inject);
-    find_token(model.events, (const void *)event)->pending = model.event_delay;
+    model_token *t = find_token(model.events, (const void *)event);
+    t->pending = model.event_delay;
+    model_order_record(t, stream);
+    return model_leave(&call, CUDA_SUCCESS);
+}
+
+/* Later work on the stream waits for what the event's last record captured (nothing when it
+ * was never recorded, as in CUDA). */
+CUresult model_cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int flags)
+{
+    model_call call;
+    CUresult rc = model_enter(&call, MODEL_cuStreamWaitEvent, 1, "stream=%p, event=%p, flags=%#x", (void *)stream,
+                              (void *)event, flags);
+    if (rc != CUDA_SUCCESS) return rc;
+    if (!model_valid_stream(stream))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown stream");
+    if (!model_valid_event(event))
+        return model_violation(&call, CUDA_ERROR_INVALID_HANDLE, "unknown event");
+    if (flags != 0) return model_violation(&call, CUDA_ERROR_INVALID_VALUE, "flags must be 0 (CU_EVENT_WAIT_DEFAULT)");
+    if (model_injecting(&call)) return model_leave(&call, call.inject);
+    model_order_wait(stream, find_token(model.events, (const void *)event));
     return model_leave(&call, CUDA_SUCCESS);
 }
 
