@@ -24,6 +24,7 @@ static int waiters;                   /* callers waiting on `idle` */
 static mcoll_async_job *head, *tail;  /* queued, oldest first */
 static atomic_int nqueued;            /* jobs in that queue: a test without the lock */
 static mcoll_async_job *current;      /* the job being run (by the thread or a helping caller) */
+static atomic_ullong submitted, finished; /* jobs queued, and run, since the process started */
 static unsigned long sleeps, signals;
 static _Thread_local int is_launcher;
 
@@ -57,8 +58,10 @@ static void run_head(void)
     is_launcher = was_launcher;
     pthread_mutex_lock(&lock);
     current = NULL;
-    /* After the run: a caller waiting for the lane may launch behind this job now. */
+    /* After the run: a caller waiting for the lane, or for every job before its call, may launch
+     * behind this job now. */
     atomic_fetch_sub(&job->lane->queued, 1);
+    atomic_fetch_add(&finished, 1);
     if (waiters) pthread_cond_broadcast(&idle);
 }
 
@@ -176,6 +179,7 @@ int mcoll_async_submit(mcoll_async_job *job)
     tail = job;
     atomic_fetch_add(&nqueued, 1);
     atomic_fetch_add(&job->lane->queued, 1);
+    atomic_fetch_add(&submitted, 1);
     /* A busy thread finds the job when it looks at the queue again: no system call. */
     signal_it = asleep;
     if (signal_it) {
@@ -210,6 +214,28 @@ void mcoll_async_help(mcoll_async_lane *lane)
     }
     /* A thread asked to end waited for this runner; jobs queued meanwhile by other threads
      * signalled a thread that then waited for it too. */
+    if (asleep && (head || stopping)) {
+        asleep = 0;
+        pthread_cond_signal(&wake);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void mcoll_async_wait_earlier(void)
+{
+    const unsigned long long target = atomic_load(&submitted);
+    if (is_launcher || atomic_load(&finished) >= target) return;
+    pthread_mutex_lock(&lock);
+    waiters++;
+    /* Jobs run oldest first: those before the call are done once `finished` has reached it. */
+    while (atomic_load(&finished) < target) {
+        if (!current && head) {
+            run_head();
+            continue;
+        }
+        pthread_cond_wait(&idle, &lock);
+    }
+    waiters--;
     if (asleep && (head || stopping)) {
         asleep = 0;
         pthread_cond_signal(&wake);

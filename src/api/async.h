@@ -8,11 +8,18 @@
  * thread only when it is asleep, so while it is busy or awake a call costs a lock and no system
  * call. A caller about to block on queued jobs runs them itself (mcoll_async_help).
  *
- * Order. Each native communicator has a lane: the count of its jobs queued or running. Every
- * other launch on the communicator's team (blocking calls, native calls, the resident kernel,
- * teardown) passes mcoll_comm_enter_context (run.c), which first waits until that count is 0
- * (mcoll_async_wait_lane), so the team's stream sees its work in the order it was issued. The
- * launcher thread itself does not wait there: its own jobs are that order.
+ * Order. Every other launch (blocking calls, native calls, the resident kernel) passes
+ * mcoll_comm_enter_context (run.c), which first waits until every job queued before it, on any
+ * communicator, has run (mcoll_async_wait_earlier). Kernels then reach the GPU in the order the
+ * calls were made, as when every call launches in its caller: within one communicator, as its
+ * stream requires, and across communicators too. Waiting only for the communicator's own jobs
+ * let a blocking call's kernel overtake another communicator's queued kernel on some ranks and
+ * not on others; kernels that wait for their peers, on streams the GPU serves from shared
+ * hardware queues, can then wait for each other for ever (the likely cause of hangs seen at 4 ranks on one GPU
+ * under MPS, docs/pmpi.md).
+ * Each native communicator also has a lane: the count of its jobs queued or running, which its
+ * teardown and the persistent windows wait for (mcoll_async_wait_lane). The launcher thread
+ * itself does not wait: its own jobs are that order.
  *
  * Fork: the child has no launcher thread, and the parent's queue must not run twice; in the
  * child every job still queued (or running in the parent's thread) is abandoned (its `abandon`
@@ -44,6 +51,10 @@ int mcoll_async_submit(mcoll_async_job *job);
  * block on them anyway, waiting for the sleeping thread to wake (several microseconds) only
  * delays it. Does nothing in the launcher thread. */
 void mcoll_async_help(mcoll_async_lane *lane);
+
+/* Wait until every job queued before the call (any communicator's) has run, running queued jobs
+ * here; at once in the launcher thread. */
+void mcoll_async_wait_earlier(void);
 
 /* Wait until `lane` has nothing queued or running, running queued jobs here
  * (mcoll_async_help); at once in the launcher thread. */

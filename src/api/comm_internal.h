@@ -30,9 +30,9 @@ struct mcoll_comm {
 };
 
 /* Enter the team's context before driver calls; MCOLL_ERR_ABORTED once a peer is gone. Outside
- * the launcher thread it first waits for the launches queued on the communicator (async.h):
- * every launch, stream and resident-kernel use on the team passes here, so this is where the
- * queue's order is kept. */
+ * the launcher thread it first waits for every launch queued before it, on any communicator
+ * (async.h): every launch, stream and resident-kernel use on the team passes here, so this is
+ * where the queue's order is kept. */
 mcoll_result mcoll_comm_enter_context(mcoll_comm *comm);
 /* The same before a launch on `stream`: the resident kernel is told to end after the calls in
  * its ring, and `stream` waits on the GPU until it has (resident.h, mcoll_resident_fence), so

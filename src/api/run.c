@@ -25,7 +25,7 @@ mcoll_result mcoll_comm_current(mcoll_comm *comm)
 
 mcoll_result mcoll_comm_enter_context(mcoll_comm *comm)
 {
-    mcoll_async_wait_lane(&comm->lane);
+    mcoll_async_wait_earlier();
     if (mcoll_watch_aborted(&comm->team->watch)) return MCOLL_ERR_ABORTED;
     return mcoll_comm_current(comm);
 }

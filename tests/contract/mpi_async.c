@@ -5,9 +5,10 @@
  * in which thread, and write a stamp into the receive buffer; they touch the team's memory
  * through the model (mcoll_contract_kernel_access), so a launch on a team already torn down is
  * a broken rule. Each rank checks:
- *   - order: 40 nonblocking calls of five collectives on one communicator, every 8th followed
+ *   - order: 40 nonblocking calls of five collectives on two communicators, every 8th followed
  *     by a blocking call, launch in the order issued; each blocking launch finds every
- *     nonblocking call issued before it launched (the drain in mcoll_comm_enter_context); a
+ *     nonblocking call issued before it launched, on either communicator (the wait in
+ *     mcoll_comm_enter_context); a
  *     request that tests complete was launched; after MPI_Waitall every stamp is in place;
  *   - persistent requests started in a loop between blocking calls, the same way;
  *   - a launch that fails: with the setting on, the request completes with MPI_ERR_OTHER
@@ -74,6 +75,14 @@ static void legacy_work_before(int index)
     give_back(cur);
     legacy_before[index == BLOCKING_INDEX || index >= MAX_INDEX ? MAX_INDEX : index] =
         mcoll_contract_last_work(CU_STREAM_LEGACY);
+}
+
+/* After MPI_Comm_free: a new team may have the freed one's memory (and so its key). */
+static void forget_teams(void)
+{
+    pthread_mutex_lock(&order_lock);
+    memset(team_launches, 0, sizeof team_launches);
+    pthread_mutex_unlock(&order_lock);
 }
 
 static uint64_t *last_launch_of(const mcoll_dev_team *team)
@@ -254,11 +263,17 @@ static void check_order(int size)
     bufs b[ORDER_CALLS];
     MPI_Request q[ORDER_CALLS];
     MPI_Status st[ORDER_CALLS];
+    MPI_Comm dup;
     int first = atomic_load(&launches), flag, rc;
     slow_us = 1000;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    blocking(dup); /* builds its team */
+    first = atomic_load(&launches);
     for (int i = 0; i < ORDER_CALLS; i++) {
         b[i] = make_bufs(size, 100 + i);
-        if (start_call(&b[i], 100 + i, MPI_COMM_WORLD, &q[i]) != MPI_SUCCESS) CT_FAIL("call %d", 100 + i);
+        /* Every third call on the other communicator: the blocking calls on MPI_COMM_WORLD must
+         * find its calls issued before them launched too. */
+        if (start_call(&b[i], 100 + i, i % 3 == 2 ? dup : MPI_COMM_WORLD, &q[i]) != MPI_SUCCESS) CT_FAIL("call %d", 100 + i);
         /* Done only once launched (and its event passed). */
         flag = 0;
         MPI_Test(&q[i], &flag, MPI_STATUS_IGNORE);
@@ -273,6 +288,8 @@ static void check_order(int size)
         if (!stamp_ok(&b[i], 100 + i)) CT_FAIL("call %d: no result after MPI_Waitall", 100 + i);
         free_bufs(&b[i]);
     }
+    MPI_Comm_free(&dup);
+    forget_teams();
     ct_checks++;
 }
 
@@ -365,6 +382,7 @@ static void check_comm_free(int size)
         if (start_call(&b[i], 400 + i, comm, &q[i]) != MPI_SUCCESS) CT_FAIL("call %d", 400 + i);
     }
     MPI_Comm_free(&comm);
+    forget_teams();
     if (atomic_load(&launches) - first != 6) CT_FAIL("MPI_Comm_free returned with launches still queued");
     if (MPI_Waitall(6, q, MPI_STATUSES_IGNORE) != MPI_SUCCESS) CT_FAIL("MPI_Waitall after MPI_Comm_free");
     for (int i = 0; i < 6; i++) {
@@ -393,6 +411,7 @@ static void check_declined(int size)
     if (b.recv[0] != 600 * size) CT_FAIL("a declined call gave %d, not the staged sum %d", b.recv[0], 600 * size);
     if (atomic_load(&launches) != first) CT_FAIL("a declined call reached a launcher");
     MPI_Comm_free(&comm);
+    forget_teams();
     free_bufs(&b);
     ct_checks++;
 }
