@@ -149,9 +149,9 @@ static int start_thread(void)
     pthread_once(&fork_once, register_fork);
     if (!said_hazard) {
         said_hazard = 1;
-        MCOLL_WARN("MCOLL_ASYNC_START=1 is experimental: a launch queued to the launcher thread can be held up inside "
-                   "the driver while the application's own thread is in a CUDA call that waits for the GPU, and the "
-                   "other ranks then wait for that launch (a four-rank test hung this way; docs/pmpi.md)");
+        MCOLL_WARN("MCOLL_ASYNC_START=1 is experimental: four ranks sharing one GPU hung with it now and then before "
+                   "launches kept the calls' order across communicators, and the full GPU suites have not passed with "
+                   "it since (docs/pmpi.md, \"Known hang\")");
     }
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

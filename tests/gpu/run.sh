@@ -28,8 +28,9 @@
 #   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same;
 #              small ones through the resident kernel's ring), then again with MCOLL_ASYNC_START=1
 #              (rows nonblocking-async: the engine launches go through the launcher thread; that
-#              setting is experimental and this row hung at 4 ranks in 2 of 14 runs, docs/pmpi.md
-#              "Known hang") and with MCOLL_RESIDENT_NONBLOCKING=0 (rows nonblocking-launched:
+#              setting is experimental: this row hung at 4 ranks now and then before the thread kept
+#              call order across communicators, docs/pmpi.md "Known hang") and with
+#              MCOLL_RESIDENT_NONBLOCKING=0 (rows nonblocking-launched:
 #              small ones launched)
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
