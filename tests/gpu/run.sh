@@ -32,6 +32,9 @@
 #              call order across communicators, docs/pmpi.md "Known hang") and with
 #              MCOLL_RESIDENT_NONBLOCKING=0 (rows nonblocking-launched:
 #              small ones launched)
+#   asyncloop  gpu_nonblocking -q -f in-flight with MCOLL_ASYNC_START=1 at the largest NP, again and
+#              again (ASYNC_LOOPS, default 20; each under a 30 s limit): the launcher thread's hang
+#              looked for (docs/pmpi.md, "Known hang"); FAIL when a run passes its limit or fails
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
 #              memory, the registration cache, zero-copy collectives, refusals)
@@ -137,7 +140,7 @@
 # own git history says.
 set -u
 
-ALL_STEPS="build guard nomps floors probe native stream mpi nonblocking errors memory split emulation autoreg loads ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
+ALL_STEPS="build guard nomps floors probe native stream mpi nonblocking asyncloop errors memory split emulation autoreg loads ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 GPU_STEPS="nomps floors probe native stream mpi nonblocking errors memory split emulation autoreg loads ll staged paths hier slow dead soak memcheck racecheck synccheck initcheck overlap bench"
 SANITIZER_TOOLS="memcheck racecheck synccheck"
 # racecheck is the slowest tool: one case family per collective.
@@ -719,6 +722,38 @@ for step in native stream mpi nonblocking errors memory split; do
         fi
     done
 done
+
+# asyncloop: the same cases again and again with the launcher thread, at the largest NP (the
+# hang was seen at 4 ranks on one GPU only, in the two-communicator cases).
+if selected asyncloop; then
+    np=${NPS##* }
+    prog=$BUILD/tests/gpu/gpu_nonblocking
+    rg=$(ranks_gpus "$np")
+    mps=$(mps_col "$np")
+    if gpu_ready asyncloop "$rg" "$mps" "$prog" && step_limit asyncloop "$rg" "$mps"; then
+        log=$OUT/asyncloop-np$np.log
+        : > "$log"
+        MCOLL_ASYNC_START=1 mpi_cmd "$np" "${mps%%(*}" "$MCOLL_DEBUG" 1
+        log_command "$log" "${MPI[@]}" "$prog" -q -f in-flight
+        t0=$SECONDS runs=0 hung=0 bad=0 skipped=0
+        while [ $runs -lt "${ASYNC_LOOPS:-20}" ] && [ $((SECONDS - t0 + 45)) -le "$LIMIT" ]; do
+            runs=$((runs + 1))
+            echo "# run.sh: run $runs" >> "$log"
+            run_cmd 30 "$log" "${MPI[@]}" "$prog" -q -f in-flight
+            case $RC in
+                0) ;;
+                77) skipped=$((skipped + 1)) ;;
+                124|137) hung=$((hung + 1)); echo "# run.sh: run $runs passed 30 s" >> "$log" ;;
+                *) bad=$((bad + 1)); echo "# run.sh: run $runs exit $RC" >> "$log" ;;
+            esac
+        done
+        result=PASS
+        [ $((hung + bad)) -gt 0 ] && result=FAIL
+        [ $((runs - skipped)) -eq 0 ] && result=SKIP
+        record asyncloop "$rg" "$mps" $result $((SECONDS - t0)) \
+            "$runs runs: $hung past 30 s, $bad failed, $skipped skipped$([ $runs -lt "${ASYNC_LOOPS:-20}" ] && echo "; time limit reached")"
+    fi
+fi
 
 # The multimem layer emulated through aliases of every rank's memory (test-only switch, honoured
 # by the library only with the guard loaded; gpu_native then requires that the team says so).
