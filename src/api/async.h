@@ -14,9 +14,10 @@
  * calls were made, as when every call launches in its caller: within one communicator, as its
  * stream requires, and across communicators too. Waiting only for the communicator's own jobs
  * let a blocking call's kernel overtake another communicator's queued kernel on some ranks and
- * not on others; kernels that wait for their peers, on streams the GPU serves from shared
- * hardware queues, can then wait for each other for ever (the likely cause of hangs seen at 4 ranks on one GPU
- * under MPS, docs/pmpi.md).
+ * not on others; kernels that wait for their peers hold their multiprocessors, and past the
+ * bound of docs/choices.md ("Kernels of several communicators") calls of two communicators in
+ * different orders wait for each other for ever (the likely cause of hangs seen at 4 ranks on one
+ * GPU under MPS, docs/pmpi.md).
  * Each native communicator also has a lane: the count of its jobs queued or running, which its
  * teardown and the persistent windows wait for (mcoll_async_wait_lane). The launcher thread
  * itself does not wait: its own jobs are that order.
