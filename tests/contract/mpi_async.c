@@ -22,7 +22,8 @@
  * In every case, the order of the GPU work as the model follows it (stream order, the legacy
  * default stream's implicit synchronization, events; model/order.c): each launch comes after the
  * team's launch before it and after the work the application queued on the legacy default
- * stream before the call (a memset queued before each call here), and for a nonblocking or
+ * stream before the call (a memset queued before each call here; for nonblocking calls only with
+ * MCOLL_LEGACY_STREAM_ORDER on, test_async_off.sh runs it off too), and for a nonblocking or
  * persistent call, work the application queues on the legacy default stream after the start
  * (a cudaMemcpy) does not wait for the kernel: a kernel that waits for its peers could hold it,
  * and a peer may reach the call only after a message this rank sends after that copy.
@@ -58,6 +59,7 @@ static int starting;          /* inside an MPI_I* or MPI_Start* call of this tes
  * ------------------------------------------------------------------------------------------- */
 #define MAX_INDEX 1024
 static uint64_t legacy_before[MAX_INDEX + 1]; /* by call index; the last one: blocking calls */
+static int legacy_order;      /* MCOLL_LEGACY_STREAM_ORDER: nonblocking launches follow that work */
 static void *legacy_target;
 static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
@@ -107,7 +109,8 @@ static void check_order_before(const mcoll_dev_team *team, int index, CUstream s
     pthread_mutex_unlock(&order_lock);
     if (last && mcoll_contract_comes_after(stream, last) != 1)
         CT_FAIL("call %d's kernel would not wait for the team's kernel before it", index);
-    if (before && mcoll_contract_comes_after(stream, before) != 1)
+    /* Blocking calls follow it in any case (their stream is a blocking one). */
+    if (before && (legacy_order || index == BLOCKING_INDEX) && mcoll_contract_comes_after(stream, before) != 1)
         CT_FAIL("call %d's kernel would not wait for the legacy-stream work queued before the call", index);
 }
 
@@ -470,6 +473,7 @@ int main(int argc, char **argv)
     main_thread = pthread_self();
     /* The launcher thread is what this test is about. */
     async_on = devmem_setting_on("MCOLL_ASYNC_START");
+    legacy_order = devmem_setting_on("MCOLL_LEGACY_STREAM_ORDER");
     devmem_engine_init(&argc, &argv, &rank, &size, &dev, 0);
 
     blocking(MPI_COMM_WORLD); /* builds the team */
