@@ -33,7 +33,8 @@ void mcoll_word_arm(mcoll_word *w, const mcoll_team *team, CUstream stream)
 {
     (void)mcoll_launch_word_taken();
     w->armed = 0;
-    if ((stream != team->stream && stream != team->nb_stream) || w->unusable || !mcoll_settings_get()->completion_word) return;
+    if (stream != team->stream && stream != team->nb_stream) return;
+    if (w->unusable || !mcoll_settings_get()->completion_word) return;
     if (!w->host && !make(w)) return;
     /* A copy per launch: the team's own view stays as it was made, for the launches on other
      * streams and the resident kernel, which other threads may start meanwhile (ring.c). */
