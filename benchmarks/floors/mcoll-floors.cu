@@ -27,6 +27,9 @@
  *   legacy query  cuStreamQuery(CU_STREAM_LEGACY) with nothing queued, host clock
  *   legacy event  cuEventRecord on CU_STREAM_LEGACY with nothing queued, then cuEventQuery until
  *                 it reports done, host clock: the other way to learn that the legacy stream is idle
+ *   legacy order  cuEventRecord on CU_STREAM_LEGACY, then cuStreamWaitEvent of a non-blocking
+ *                 stream on it, host clock: what ordering a nonblocking call's launch after the
+ *                 legacy default stream costs (src/api/call_streams.c)
  *   echo+read     as ring echo, but the kernel reads a 48-byte call after it sees the new word
  *                 (three 16-byte loads issued together): a counter, then the call it announces
  *   slot echo     as ring echo, but the kernel polls a 96-byte slot whose twelve 8-byte words each
@@ -309,7 +312,7 @@ static double time_barriers(cudaStream_t s, cudaEvent_t a, cudaEvent_t b, int bl
     return ms * 1e3 / rounds;
 }
 
-enum query_kind { QUERY_POINTER, QUERY_STREAM, QUERY_LEGACY, QUERY_LEGACY_EVENT };
+enum query_kind { QUERY_POINTER, QUERY_STREAM, QUERY_LEGACY, QUERY_LEGACY_EVENT, QUERY_LEGACY_ORDER };
 
 /* Host microseconds per driver query. */
 static double time_queries(cudaStream_t s, int n, query_kind k, void *dev, CUevent ev)
@@ -327,6 +330,10 @@ static double time_queries(cudaStream_t s, int n, query_kind k, void *dev, CUeve
             rc = cuEventRecord(ev, CU_STREAM_LEGACY);
             while (rc == CUDA_SUCCESS && (rc = cuEventQuery(ev)) == CUDA_ERROR_NOT_READY) {
             }
+            break;
+        case QUERY_LEGACY_ORDER:
+            rc = cuEventRecord(ev, CU_STREAM_LEGACY);
+            if (rc == CUDA_SUCCESS) rc = cuStreamWaitEvent((CUstream)s, ev, 0);
             break;
         }
         if (rc != CUDA_SUCCESS) {
@@ -398,6 +405,7 @@ int main(int argc, char **argv)
                   {"launch+flag", {}}, {"launch+write", {}}, {"host launch", {}}, {"host event", {}},
                   {"event create", {}}, {"d2h 8 B", {}}, {"h2d 8 B", {}}, {"ring echo", {}},
                   {"pointer attr", {}}, {"stream query", {}}, {"legacy query", {}}, {"legacy event", {}},
+                  {"legacy order", {}},
                   {"echo+read", {}}, {"slot echo", {}}, {"slot warp", {}}, {"barrier x1", {}},
                   {"barrier x32", {}}, {"barrier x64", {}}, {"launch pdl", {}}, {"graph pdl", {}},
                   {"exch graph", {}}, {"exch pdl", {}}};
@@ -434,6 +442,7 @@ int main(int argc, char **argv)
                        time_queries(s, n, QUERY_STREAM, dbuf, (CUevent)marker),
                        time_queries(s, n, QUERY_LEGACY, dbuf, (CUevent)marker),
                        time_queries(s, n, QUERY_LEGACY_EVENT, dbuf, (CUevent)marker),
+                       time_queries(s, n, QUERY_LEGACY_ORDER, dbuf, (CUevent)marker),
                        time_echo_any(s, n, ECHO_READ, hwords, dwords),
                        time_echo_any(s, n, ECHO_SLOT, hwords, dwords),
                        time_echo_any(s, n, ECHO_SLOT_WARP, hwords, dwords),
