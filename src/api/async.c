@@ -199,6 +199,17 @@ static int lane_in_queue(const mcoll_async_lane *lane)
     return 0;
 }
 
+/* With the lock held, after a caller ran queued jobs: a thread asked to end waited for this
+ * runner, and jobs queued meanwhile by other threads signalled a thread that then waited for it
+ * too; wake it. */
+static void resume_thread(void)
+{
+    if (asleep && (head || stopping)) {
+        asleep = 0;
+        pthread_cond_signal(&wake);
+    }
+}
+
 void mcoll_async_help(mcoll_async_lane *lane)
 {
     if (is_launcher || !atomic_load(&nqueued)) return;
@@ -212,12 +223,7 @@ void mcoll_async_help(mcoll_async_lane *lane)
         if (!lane_in_queue(lane)) break;
         run_head();
     }
-    /* A thread asked to end waited for this runner; jobs queued meanwhile by other threads
-     * signalled a thread that then waited for it too. */
-    if (asleep && (head || stopping)) {
-        asleep = 0;
-        pthread_cond_signal(&wake);
-    }
+    resume_thread();
     pthread_mutex_unlock(&lock);
 }
 
@@ -236,10 +242,7 @@ void mcoll_async_wait_earlier(void)
         pthread_cond_wait(&idle, &lock);
     }
     waiters--;
-    if (asleep && (head || stopping)) {
-        asleep = 0;
-        pthread_cond_signal(&wake);
-    }
+    resume_thread();
     pthread_mutex_unlock(&lock);
 }
 

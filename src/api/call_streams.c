@@ -25,13 +25,11 @@ mcoll_result mcoll_comm_order(mcoll_comm *comm, struct CUstream_st *stream)
          * writing the send buffer) comes first, as it does for blocking calls. A mark recorded
          * there also comes after the work of every blocking stream, the team's own among them. */
         if (mcoll_settings_get()->legacy_stream_order) MC_RETURN(wait_for(team, team->nb_stream, CU_STREAM_LEGACY));
-        else if (team->blocking_unordered) MC_RETURN(wait_for(team, team->nb_stream, team->stream));
-        team->blocking_unordered = 0;
-        team->nb_unordered = 1;
+        else if (!team->nb_last) MC_RETURN(wait_for(team, team->nb_stream, team->stream));
+        team->nb_last = 1;
     } else if ((CUstream)stream == team->stream) {
-        if (team->nb_unordered) MC_RETURN(wait_for(team, team->stream, team->nb_stream));
-        team->nb_unordered = 0;
-        team->blocking_unordered = 1;
+        if (team->nb_last) MC_RETURN(wait_for(team, team->stream, team->nb_stream));
+        team->nb_last = 0;
     }
     return MCOLL_SUCCESS;
 }
@@ -40,7 +38,7 @@ int mcoll_comm_calls_running(mcoll_comm *comm)
 {
     mcoll_team *team = comm->team;
     return mcoll_cu.cuStreamQuery(team->stream) != CUDA_SUCCESS ||
-           (team->nb_unordered && mcoll_cu.cuStreamQuery(team->nb_stream) != CUDA_SUCCESS);
+           (team->nb_last && mcoll_cu.cuStreamQuery(team->nb_stream) != CUDA_SUCCESS);
 }
 
 mcoll_result mcoll_comm_sync(mcoll_comm *comm)
@@ -49,7 +47,7 @@ mcoll_result mcoll_comm_sync(mcoll_comm *comm)
     CUresult rc;
     mcoll_watch_call_begin(&team->watch);
     rc = mcoll_cu.cuStreamSynchronize(team->stream);
-    if (rc == CUDA_SUCCESS && team->nb_unordered) rc = mcoll_cu.cuStreamSynchronize(team->nb_stream);
+    if (rc == CUDA_SUCCESS && team->nb_last) rc = mcoll_cu.cuStreamSynchronize(team->nb_stream);
     mcoll_watch_call_end(&team->watch);
     if (mcoll_watch_aborted(&team->watch)) return MCOLL_ERR_ABORTED;
     if (rc != CUDA_SUCCESS) {

@@ -88,8 +88,9 @@ void mcoll_engine_take_failure(mcoll_comm_state *cs);
 int mcoll_engine_ring_plan(const mcoll_call *c, mcoll_decision *d);
 
 /* While on (this thread only), the functions above return once the kernel is queued on the
- * team's stream for nonblocking calls (mcoll_comm_nb_stream) instead of waiting for it: the nonblocking calls record an
- * event after it and complete their request when the event has passed (request.h). */
+ * team's stream for nonblocking calls (mcoll_comm_nb_stream) instead of waiting for it: the
+ * nonblocking calls complete their request when its completion word, or an event recorded after
+ * it, has passed (request.h). */
 void mcoll_engine_launch_only(int on);
 
 #endif /* MCOLL_ENGINE_H */

@@ -81,8 +81,8 @@ typedef struct mcoll_team {
                                     application's next legacy-stream operation (a cudaMemcpy) never
                                     waits for a kernel that may wait for its peers */
     CUevent order_mark;          /* recorded where one of them must wait for the other */
-    int nb_unordered;            /* nb_stream has work `stream` was not made to wait for */
-    int blocking_unordered;      /* `stream` has work nb_stream was not made to wait for */
+    int nb_last;                 /* the last launch went to nb_stream (else to `stream`, or none):
+                                    a launch on the other stream must wait for it */
     mcoll_watch watch;           /* abort flag and peer processes (watchdog.h) */
     mcoll_dev_team dev;          /* what the kernels get */
     mcoll_engine engine;         /* MCOLL_ENGINE_UNICAST or MCOLL_ENGINE_NVLS */

@@ -8,8 +8,8 @@
  *   - order: 40 nonblocking calls of five collectives on two communicators, every 8th followed
  *     by a blocking call, launch in the order issued; each blocking launch finds every
  *     nonblocking call issued before it launched, on either communicator (the wait in
- *     mcoll_comm_enter_context); a
- *     request that tests complete was launched; after MPI_Waitall every stamp is in place;
+ *     mcoll_comm_enter_context); a request that tests complete was launched; after MPI_Waitall
+ *     every stamp is in place;
  *   - persistent requests started in a loop between blocking calls, the same way;
  *   - a launch that fails: with the setting on, the request completes with MPI_ERR_OTHER
  *     (MPI_Wait; MPI_Waitall: MPI_ERR_IN_STATUS and the status), the others succeed; with it off,
@@ -67,6 +67,12 @@ static struct {
     uint64_t last;     /* its last launch */
 } team_launches[16];
 
+/* Where call `index`'s legacy-stream work is kept. */
+static uint64_t *legacy_slot(int index)
+{
+    return &legacy_before[index == BLOCKING_INDEX || index >= MAX_INDEX ? MAX_INDEX : index];
+}
+
 /* Work the application queues on the legacy default stream before call `index`; its id. */
 static void legacy_work_before(int index)
 {
@@ -75,8 +81,7 @@ static void legacy_work_before(int index)
     if (cu->cuMemsetD8Async((CUdeviceptr)(uintptr_t)legacy_target, 0, 1, CU_STREAM_LEGACY) != CUDA_SUCCESS)
         CT_FAIL("memset on the legacy default stream");
     give_back(cur);
-    legacy_before[index == BLOCKING_INDEX || index >= MAX_INDEX ? MAX_INDEX : index] =
-        mcoll_contract_last_work(CU_STREAM_LEGACY);
+    *legacy_slot(index) = mcoll_contract_last_work(CU_STREAM_LEGACY);
 }
 
 /* After MPI_Comm_free: a new team may have the freed one's memory (and so its key). */
@@ -102,7 +107,7 @@ static uint64_t *last_launch_of(const mcoll_dev_team *team)
  * application's legacy-stream work queued before the call. */
 static void check_order_before(const mcoll_dev_team *team, int index, CUstream stream)
 {
-    const uint64_t before = legacy_before[index == BLOCKING_INDEX || index >= MAX_INDEX ? MAX_INDEX : index];
+    const uint64_t before = *legacy_slot(index);
     uint64_t last;
     pthread_mutex_lock(&order_lock);
     last = *last_launch_of(team);
@@ -270,8 +275,7 @@ static void check_order(int size)
     int first = atomic_load(&launches), flag, rc;
     slow_us = 1000;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    blocking(dup); /* builds its team */
-    first = atomic_load(&launches);
+    blocking(dup); /* builds its team (blocking launches are not counted in `launches`) */
     for (int i = 0; i < ORDER_CALLS; i++) {
         b[i] = make_bufs(size, 100 + i);
         /* Every third call on the other communicator: the blocking calls on MPI_COMM_WORLD must

@@ -85,11 +85,13 @@ void model_order_queue(CUstream stream)
 void model_order_record(model_token *event, CUstream stream)
 {
     const int s = slot_of(stream);
-    free(event->stamp);
-    event->stamp = NULL;
-    if (s < 0) return;
+    if (s < 0) { /* a stream not followed: the event captures nothing known */
+        free(event->stamp);
+        event->stamp = NULL;
+        return;
+    }
     model_order_queue(stream);
-    event->stamp = malloc(sizeof slots[s].after);
+    if (!event->stamp) event->stamp = malloc(sizeof slots[s].after);
     if (event->stamp) memcpy(event->stamp, slots[s].after, sizeof slots[s].after);
 }
 
