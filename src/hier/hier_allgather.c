@@ -2,7 +2,11 @@
  * be contiguous ranges of ranks, so the blocks are put in place at the end on the GPU.
  *
  * Equal domains: every rank gathers the blocks of its local rank from every domain (MPI, 1/d of
- * the blocks), the domain all-gathers those bundles, and the blocks are moved to rank order.
+ * the blocks), the domain all-gathers those bundles, and the blocks are moved to rank order. The
+ * blocks are cut into pieces (hier_block_chunking) and pipelined: piece k's all-gather and
+ * reordering are queued on the engine while piece k+1 crosses the MPI, into the other of two
+ * bundle slots; piece k+2 waits for piece k's steps before it reuses that slot:
+ *     MPI(0) AG(0) P(0) mark0 | MPI(1) AG(1) P(1) mark1 | wait0, MPI(2) AG(2) P(2) mark0 | ...
  *
  * Domains of unequal size: each domain gathers to its first rank, those all-gather the domains'
  * blocks (MPI), broadcast them inside their domain, and the blocks are moved to rank order. */
@@ -19,15 +23,27 @@ static const void *my_block(const hier_run *x)
 static void local_major(hier_run *x)
 {
     mcoll_hier *h = x->h;
-    size_t n = x->a->count;
-    char *scratch = hier_scratch(x, HIER_BYTES(x, n * (size_t)(h->domains + h->size)) + 512), *next = scratch;
-    char *bundle, *all;
+    size_t n = x->a->count, k, q;
+    hier_chunks c = hier_block_chunking(x, n);
+    size_t bundle_bytes = HIER_BYTES(x, c.chunk * (size_t)h->domains);
+    char *scratch = hier_scratch(x, 2 * bundle_bytes + HIER_BYTES(x, c.chunk * (size_t)h->size) + 768), *next = scratch;
+    char *bundle[2], *all;
     if (!scratch) return;
-    bundle = hier_carve(&next, HIER_BYTES(x, n * (size_t)h->domains));
-    all = hier_carve(&next, HIER_BYTES(x, n * (size_t)h->size));
-    hier_inter_allgather(x, my_block(x), bundle, n);
-    hier_intra_allgather(x, bundle, all, n * (size_t)h->domains);
-    hier_permute(x, x->a->recvbuf, NULL, all, h->local_major, h->size, HIER_BYTES(x, n));
+    bundle[0] = hier_carve(&next, bundle_bytes);
+    bundle[1] = hier_carve(&next, bundle_bytes);
+    all = hier_carve(&next, HIER_BYTES(x, c.chunk * (size_t)h->size));
+    x->queued = hier_can_queue(x);
+    for (k = 0; k < c.chunks; k++) {
+        q = hier_chunk_elements(&c, k);
+        if (k >= 2) hier_intra_wait(x, (int)(k % 2));
+        hier_inter_allgather(x, HIER_AT(x, my_block(x), k * c.chunk), bundle[k % 2], q);
+        hier_intra_allgather(x, bundle[k % 2], all, q * (size_t)h->domains);
+        hier_permute_strided(x, HIER_AT(x, x->a->recvbuf, k * c.chunk), HIER_BYTES(x, n), NULL, all, HIER_BYTES(x, q),
+                             h->local_major, h->size, HIER_BYTES(x, q));
+        hier_intra_mark(x, (int)(k % 2));
+    }
+    hier_intra_finish(x);
+    x->queued = 0;
 }
 
 static void through_leaders(hier_run *x)

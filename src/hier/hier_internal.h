@@ -92,6 +92,20 @@ hier_chunks hier_chunking(const hier_run *x, size_t n);
 /* Elements of chunk k (a multiple of d). */
 size_t hier_chunk_elements(const hier_chunks *c, size_t k);
 
+/* Allgather and reduce-scatter on equal domains: each rank's block of n elements is cut into
+ * `chunks` pieces of `chunk` elements (the last may be shorter; body = n, slice = chunk), so that
+ * a chunk's step between domains moves about MCOLL_STAGE_CHUNK bytes per rank (one piece from
+ * every domain). */
+hier_chunks hier_block_chunking(const hier_run *x, size_t n);
+
+/* The two-slot pipeline: for every chunk k, queue(k) (steps queued on the engine), a mark in
+ * slot k % 2, and then, while chunk k runs, a wait for chunk k - 1's mark and finish(k - 1)
+ * (steps between domains, which must be done with chunk k - 1's slot when they return):
+ *     Q(0) mark0 | Q(1) mark1, wait0, F(0) | Q(2) mark0, wait1, F(1) | ... | wait, F(last)
+ * x->queued is set while it runs. */
+typedef void (*hier_chunk_step)(hier_run *x, size_t k, void *ctx);
+void hier_pipeline(hier_run *x, size_t chunks, hier_chunk_step queue, hier_chunk_step finish, void *ctx);
+
 /* The pipeline of allreduce and reduce: chunk k of `in` is reduce-scattered inside the domain
  * into one of the two `slot`s (queued on the engine), and while it runs chunk k - 1 is finished
  * by `finish` (its q-element slice in its slot, which `finish` must be done with when it
@@ -139,6 +153,10 @@ void hier_copy(hier_run *x, void *dst, const void *src, size_t bytes);
 /* k blocks of `bytes`: block i of src to block to[i] of dst, or block from[i] of src to block i
  * of dst (the other array NULL); one wait at the end. */
 void hier_permute(hier_run *x, char *dst, const int *to, const char *src, const int *from, int k, size_t bytes);
+/* The same with blocks `dst_stride` and `src_stride` bytes apart; queued on the engine's stream
+ * (not waited for) while x->queued is set. */
+void hier_permute_strided(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src,
+                          size_t src_stride, const int *from, int k, size_t bytes);
 /* Carve scratch: the next `bytes` of a region, aligned. */
 char *hier_carve(char **next, size_t bytes);
 /* Pinned host memory for staging, and the copy stream (hier_mem.c). */

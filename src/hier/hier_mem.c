@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "checks.h"
+#include "comm_internal.h"
 #include "config.h"
 #include "hier_internal.h"
 #include "locality.h"
@@ -146,15 +147,22 @@ void hier_free_memory(mcoll_hier *h)
 
 void hier_permute(hier_run *x, char *dst, const int *to, const char *src, const int *from, int k, size_t bytes)
 {
+    hier_permute_strided(x, dst, bytes, to, src, bytes, from, k, bytes);
+}
+
+void hier_permute_strided(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src,
+                          size_t src_stride, const int *from, int k, size_t bytes)
+{
     CUresult r = CUDA_SUCCESS;
-    int i;
+    int queued = x->queued && x->engine, i;
+    CUstream stream = queued ? (CUstream)mcoll_comm_stream(x->engine) : x->h->stream;
     for (i = 0; i < k && r == CUDA_SUCCESS; i++) {
-        char *d = dst + (size_t)(to ? to[i] : i) * bytes;
-        const char *s = src + (size_t)(from ? from[i] : i) * bytes;
+        char *d = dst + (size_t)(to ? to[i] : i) * dst_stride;
+        const char *s = src + (size_t)(from ? from[i] : i) * src_stride;
         if (!x->a->device) memcpy(d, s, bytes);
-        else r = mcoll_cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)d, (CUdeviceptr)(uintptr_t)s, bytes, x->h->stream);
+        else r = mcoll_cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)d, (CUdeviceptr)(uintptr_t)s, bytes, stream);
     }
-    if (x->a->device && r == CUDA_SUCCESS) r = mcoll_cu.cuStreamSynchronize(x->h->stream);
+    if (x->a->device && !queued && r == CUDA_SUCCESS) r = mcoll_cu.cuStreamSynchronize(stream);
     if (r != CUDA_SUCCESS && x->rc == MCOLL_SUCCESS) {
         MCOLL_WARN("hierarchical collective: reordering blocks failed (%s)", mcoll_cu_errname(r));
         x->rc = MCOLL_ERR_CUDA;

@@ -3,6 +3,8 @@
  * Equal domains: the blocks are first ordered by the local rank of their destination (on the
  * GPU), reduce-scattered inside the domain, so each rank holds its domain's sum of the blocks of
  * its local rank in every domain, and reduce-scattered between domains (MPI, 1/d of the blocks).
+ * The blocks are cut into pieces (hier_block_chunking) and pipelined (hier_pipeline): piece k+1 is
+ * ordered and reduce-scattered on the engine while piece k crosses the MPI.
  *
  * Domains of unequal size: reduce the whole vector to each domain's first rank, which orders it
  * by domain and reduce-scatters it between domains (MPI), then broadcasts its domain's blocks
@@ -15,18 +17,47 @@ static const void *input(const hier_run *x)
     return x->a->sendbuf == MPI_IN_PLACE ? x->a->recvbuf : x->a->sendbuf;
 }
 
+/* What the pieces of one call share. */
+typedef struct {
+    hier_chunks c;
+    char *ordered, *bundle[2];
+} rs_pieces;
+
+/* Piece k of every block, ordered by the local rank of its destination, reduce-scattered inside
+ * the domain: this rank's domain sum of piece k of its local rank's block in every domain. The
+ * ordering is queued after the previous piece's reduce-scatter, which has read it. */
+static void queue_piece(hier_run *x, size_t k, void *ctx)
+{
+    rs_pieces *p = ctx;
+    mcoll_hier *h = x->h;
+    size_t q = hier_chunk_elements(&p->c, k);
+    hier_permute_strided(x, p->ordered, HIER_BYTES(x, q), h->local_major, HIER_AT(x, input(x), k * p->c.chunk),
+                         HIER_BYTES(x, x->a->count), NULL, h->size, HIER_BYTES(x, q));
+    hier_intra_reduce_scatter(x, p->ordered, p->bundle[k % 2], q * (size_t)h->domains);
+}
+
+static void finish_piece(hier_run *x, size_t k, void *ctx)
+{
+    rs_pieces *p = ctx;
+    hier_inter_reduce_scatter_block(x, p->bundle[k % 2], HIER_AT(x, x->a->recvbuf, k * p->c.chunk),
+                                    hier_chunk_elements(&p->c, k));
+}
+
 static void local_major(hier_run *x)
 {
     mcoll_hier *h = x->h;
-    size_t n = x->a->count;
-    char *scratch = hier_scratch(x, HIER_BYTES(x, n * (size_t)(h->size + h->domains)) + 512), *next = scratch;
-    char *ordered, *bundle;
+    rs_pieces p;
+    size_t bundle_bytes;
+    char *scratch, *next;
+    p.c = hier_block_chunking(x, x->a->count);
+    bundle_bytes = HIER_BYTES(x, p.c.chunk * (size_t)h->domains);
+    scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes + 768);
     if (!scratch) return;
-    ordered = hier_carve(&next, HIER_BYTES(x, n * (size_t)h->size));
-    bundle = hier_carve(&next, HIER_BYTES(x, n * (size_t)h->domains));
-    hier_permute(x, ordered, h->local_major, input(x), NULL, h->size, HIER_BYTES(x, n));
-    hier_intra_reduce_scatter(x, ordered, bundle, n * (size_t)h->domains);
-    hier_inter_reduce_scatter_block(x, bundle, x->a->recvbuf, n);
+    next = scratch;
+    p.ordered = hier_carve(&next, HIER_BYTES(x, p.c.chunk * (size_t)h->size));
+    p.bundle[0] = hier_carve(&next, bundle_bytes);
+    p.bundle[1] = hier_carve(&next, bundle_bytes);
+    hier_pipeline(x, p.c.chunks, queue_piece, finish_piece, &p);
 }
 
 static void through_leaders(hier_run *x)

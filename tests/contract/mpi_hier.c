@@ -4,7 +4,8 @@
  * (slices and a remainder), counts cut into several chunks (MCOLL_STAGE_CHUNK=64K), each compared
  * bitwise with the same call made through PMPI_* on host copies; reduce and bcast also of counts
  * cut into six chunks and a remainder, with one MPI step between domains per chunk (the
- * pipeline's); and the time split mcoll_hier_times reports. test_hier.sh runs it with
+ * pipeline's), allgather and reduce-scatter of blocks cut into pieces, one MPI step between
+ * domains per piece; and the time split mcoll_hier_times reports. test_hier.sh runs it with
  * MCOLL_DOMAIN_SIZE=2 (equal domains), 3 (unequal: 3 + 1 at 4 ranks) and 1 (one rank per
  * domain, which the hierarchy leaves to the staged path), MPI not CUDA-aware (staged steps) and CUDA-aware (device pointers to MPI).
  *
@@ -131,8 +132,46 @@ static long chunk_steps(size_t elements, size_t esize, size_t d, int in_remainde
     return (long)(chunk ? (body + chunk - 1) / chunk : 0) + (elements > body && in_remainder);
 }
 
+/* The MPI steps between domains of a pipelined allgather or reduce-scatter of `elements` elements
+ * of `esize` bytes per block over `domains` domains: one per piece of a block, a piece carrying
+ * about MCOLL_STAGE_CHUNK bytes through the MPI from all domains together. */
+static long piece_steps(size_t elements, size_t esize, size_t domains)
+{
+    size_t piece = (64u << 10) / esize / domains;
+    if (piece == 0) piece = 1;
+    if (piece > elements) piece = elements;
+    return piece ? (long)((elements + piece - 1) / piece) : 0;
+}
+
+/* Allgather and reduce-scatter of blocks cut into four pieces (a short last one), in and out of
+ * place: PMPI's results, and one MPI step between domains per piece. */
+static void check_pieces(const ct_type *t, const mcoll_hier *h)
+{
+    size_t es = (size_t)t->size, nd = (size_t)h->domains, n = 3 * ((64u << 10) / es / nd) + 5;
+    long before, want = piece_steps(n, es, nd), want_bytes = piece_steps(n * es, 1, nd);
+    int in_place;
+    for (in_place = 0; in_place < 2; in_place++) {
+        before = cross_calls;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_RSB, t, MPI_SUM, "SUM", (int)n, in_place, 0);
+        if (cross_calls - before != want)
+            CT_FAIL("reduce_scatter_block of %zu %s per rank%s: %ld MPI steps between domains, wanted %ld (one per "
+                    "piece)", n, t->name, in_place ? " in place" : "", cross_calls - before, want);
+        before = cross_calls;
+        check_reduce_scatter_equal(t, MPI_MAX, (int)n, in_place);
+        if (cross_calls - before != want)
+            CT_FAIL("reduce_scatter of %zu %s per rank: %ld MPI steps between domains, wanted %ld", n, t->name,
+                    cross_calls - before, want);
+        before = cross_calls;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, t, MPI_OP_NULL, "-", (int)n, in_place, 0);
+        if (cross_calls - before != want_bytes)
+            CT_FAIL("allgather of %zu %s per rank%s: %ld MPI steps between domains, wanted %ld (one per piece)", n,
+                    t->name, in_place ? " in place" : "", cross_calls - before, want_bytes);
+    }
+}
+
 /* Reduce and bcast of counts cut into several chunks (a short last one, and a remainder), every
- * root, in and out of place: PMPI's results, and as many MPI steps between domains as chunks. */
+ * root, in and out of place: PMPI's results, and as many MPI steps between domains as chunks;
+ * then allgather and reduce-scatter cut into pieces (check_pieces). */
 static void check_pipelined(const ct_type *t)
 {
     mcoll_comm_state *cs = mcoll_comm_state_find(MPI_COMM_WORLD);
@@ -160,6 +199,7 @@ static void check_pipelined(const ct_type *t)
             CT_FAIL("bcast of %zu B from %d: %ld MPI steps between domains, wanted %ld (one per chunk)", n * es, root,
                     cross_calls - before, want);
     }
+    check_pieces(t, h);
     cross = MPI_COMM_NULL;
 }
 
