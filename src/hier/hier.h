@@ -65,4 +65,21 @@ mcoll_result mcoll_hier_bcast(mcoll_hier *h, const mcoll_hier_args *a);
 mcoll_result mcoll_hier_allgather(mcoll_hier *h, const mcoll_hier_args *a);
 mcoll_result mcoll_hier_reduce_scatter(mcoll_hier *h, const mcoll_hier_args *a);
 
+/* Nonblocking and persistent calls (hier_op.h says how they run). */
+typedef struct mcoll_hier_op mcoll_hier_op;
+typedef mcoll_result (*mcoll_hier_collective)(mcoll_hier *h, const mcoll_hier_args *a);
+/* The steps `collective` would make on `a`, recorded with their own scratch and staging memory;
+ * never communicates, and uses the domain's engine only when an earlier blocking call built it.
+ * NULL with *rc set when it cannot be recorded (memory). */
+mcoll_hier_op *mcoll_hier_op_record(mcoll_hier *h, const mcoll_hier_args *a, mcoll_hier_collective collective,
+                                    mcoll_result *rc);
+/* Start it (again, for a persistent call): behind the communicator's calls in flight. */
+void mcoll_hier_op_start(mcoll_hier_op *op);
+/* Never blocks: advances it as far as queries allow; 1 once done (*rc the result), else 0. */
+int mcoll_hier_op_test(mcoll_hier_op *op, mcoll_result *rc);
+/* 1 while started and not done. */
+int mcoll_hier_op_in_flight(const mcoll_hier_op *op);
+/* Free one that is not in flight. */
+void mcoll_hier_op_free(mcoll_hier_op *op);
+
 #endif /* MCOLL_HIER_H */

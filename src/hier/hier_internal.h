@@ -42,6 +42,10 @@ struct mcoll_hier {
     char *scratch;           /* device (or host, for host calls) scratch */
     size_t scratch_bytes;
     int scratch_on_device;
+    /* Nonblocking and persistent calls (hier_op.h): started and not finished, oldest first; and
+     * the call being recorded, while mcoll_hier_op_record runs. */
+    struct mcoll_hier_op *ops_head, *ops_tail;
+    struct mcoll_hier_op *recording;
 };
 
 /* One call on its way through the steps. */
@@ -53,7 +57,42 @@ typedef struct {
     int queued;              /* engine steps return once queued (hier_intra_mark/wait order them) */
     double start, mpi_s;     /* MPI_Wtime at the start; seconds in steps between domains (MPI,
                                 staging included) */
+    struct mcoll_hier_op *rec; /* recording a nonblocking call: steps are kept, not made */
 } hier_run;
+
+/* A step on the domain's engine; counts in elements of the call (bcast and allgather: bytes). */
+typedef enum {
+    HIER_ENGINE_REDUCE_SCATTER, HIER_ENGINE_ALLREDUCE, HIER_ENGINE_REDUCE, HIER_ENGINE_BCAST, HIER_ENGINE_ALLGATHER,
+    HIER_ENGINE_GATHER
+} hier_engine_kind;
+
+typedef struct {
+    hier_engine_kind kind;
+    const void *in;
+    void *out;               /* bcast: the buffer */
+    size_t n;                /* per rank for reduce-scatter, allgather and gather */
+    int root;
+} hier_engine_step;
+
+/* Queue the step on `engine`'s stream (intra.c); the call's types from `a`. */
+mcoll_result hier_engine_queue(mcoll_comm *engine, const mcoll_hier_args *a, const hier_engine_step *s);
+
+/* k blocks of `bytes`: src block (from ? from[i] : i) to dst block (to ? to[i] : i), blocks
+ * dst_stride and src_stride bytes apart (hier_permute_strided; hier_copy is one block). */
+typedef struct {
+    char *dst;
+    size_t dst_stride;
+    const int *to;
+    const char *src;
+    size_t src_stride;
+    const int *from;
+    int k;
+    size_t bytes;
+} hier_copy_step;
+
+/* Queue the copies on `stream` (device buffers) or make them (host buffers); CUDA_SUCCESS or the
+ * first failure (hier_mem.c). */
+CUresult hier_copy_queue(const hier_copy_step *s, int device, CUstream stream);
 
 /* Run one call: `equal` when the domains have one size, else `unequal`; returns the first
  * failure, after one TRACE line splitting its time: steps between domains (MPI, staging
@@ -145,6 +184,9 @@ typedef struct {
 } hier_mpi_step;
 
 void hier_mpi(hier_run *x, const hier_mpi_step *s);
+/* The MPI call of a step on the given buffers: blocking, or nonblocking when req is not NULL
+ * (hier_mpi.c). */
+int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *in, void *out, MPI_Request *req);
 
 /* Memory: scratch of the buffers' kind (valid until the next call), and a copy that has
  * finished when it returns. */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "config.h"
 #include "fabric.h"
-#include "hier_internal.h"
+#include "hier_op.h"
 #include "log.h"
 #include "nodes.h"
 
@@ -174,6 +174,7 @@ none:
 void mcoll_hier_free(mcoll_hier *h)
 {
     if (!h) return;
+    hier_ops_drain(h);
     if (h->engine) mcoll_comm_destroy(h->engine);
     hier_free_memory(h);
     if (h->cross != MPI_COMM_NULL) PMPI_Comm_free(&h->cross);

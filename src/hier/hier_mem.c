@@ -6,7 +6,7 @@
 #include "checks.h"
 #include "comm_internal.h"
 #include "config.h"
-#include "hier_internal.h"
+#include "hier_op.h"
 #include "locality.h"
 
 #define GRANULE (1u << 20)
@@ -38,8 +38,11 @@ static mcoll_result begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a)
     x->queued = 0;
     x->start = MPI_Wtime();
     x->mpi_s = 0;
+    x->rec = h->recording;
+    /* Building the engine is collective over the domain: a nonblocking start must not wait for
+     * its peers, so a recorded call uses the engine only once a blocking call has built it. */
     if (a->device && a->engines) {
-        if (!h->engine_tried) build_engine(h);
+        if (!h->engine_tried && !x->rec) build_engine(h);
         x->engine = h->engine;
     }
     if (a->device && !h->stream && mcoll_cu.cuStreamCreate(&h->stream, CU_STREAM_DEFAULT) != CUDA_SUCCESS) {
@@ -60,9 +63,12 @@ mcoll_result hier_execute(mcoll_hier *h, const mcoll_hier_args *a, const char *n
 {
     hier_run x;
     double total;
-    mcoll_result rc = begin(&x, h, a);
+    mcoll_result rc;
+    if (!h->recording) hier_ops_drain(h); /* the calls in flight first, in the order started */
+    rc = begin(&x, h, a);
     if (rc != MCOLL_SUCCESS) return rc;
     (h->equal ? equal : unequal)(&x);
+    if (x.rec) return x.rc;
     total = MPI_Wtime() - x.start;
     h->times.calls++;
     h->times.seconds += total;
@@ -76,6 +82,7 @@ char *hier_scratch(hier_run *x, size_t bytes)
 {
     mcoll_hier *h = x->h;
     CUdeviceptr p = 0;
+    if (x->rec) return hier_record_scratch(x, bytes);
     if (bytes <= h->scratch_bytes && h->scratch_on_device == x->a->device) return h->scratch;
     if (h->scratch) {
         if (h->scratch_on_device) mcoll_cu.cuMemFree((CUdeviceptr)(uintptr_t)h->scratch);
@@ -113,20 +120,44 @@ char *hier_host(hier_run *x, size_t bytes)
     return h->host;
 }
 
-void hier_copy(hier_run *x, void *dst, const void *src, size_t bytes)
+CUresult hier_copy_queue(const hier_copy_step *s, int device, CUstream stream)
 {
+    CUresult r = CUDA_SUCCESS;
+    int i;
+    for (i = 0; i < s->k && r == CUDA_SUCCESS; i++) {
+        char *d = s->dst + (size_t)(s->to ? s->to[i] : i) * s->dst_stride;
+        const char *src = s->src + (size_t)(s->from ? s->from[i] : i) * s->src_stride;
+        if (d == src) continue;
+        if (!device) memmove(d, src, s->bytes);
+        else r = mcoll_cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)d, (CUdeviceptr)(uintptr_t)src, s->bytes, stream);
+    }
+    return r;
+}
+
+/* The copies of one step: recorded, queued on the engine's stream inside a pipeline, or made on
+ * the copy stream and waited for. */
+static void copy_step(hier_run *x, const hier_copy_step *s, const char *what)
+{
+    int queued = x->queued && x->engine;
+    CUstream stream = queued ? (CUstream)mcoll_comm_stream(x->engine) : x->h->stream;
     CUresult r;
-    if (!bytes || dst == src || !dst || !src) return;
-    if (!x->a->device) {
-        memmove(dst, src, bytes);
+    if (x->rec) {
+        hier_record_copy(x, s);
         return;
     }
-    r = mcoll_cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes, x->h->stream);
-    if (r == CUDA_SUCCESS) r = mcoll_cu.cuStreamSynchronize(x->h->stream);
+    r = hier_copy_queue(s, x->a->device, stream);
+    if (x->a->device && !queued && r == CUDA_SUCCESS) r = mcoll_cu.cuStreamSynchronize(stream);
     if (r != CUDA_SUCCESS && x->rc == MCOLL_SUCCESS) {
-        MCOLL_WARN("hierarchical collective: device copy of %zu bytes failed (%s)", bytes, mcoll_cu_errname(r));
+        MCOLL_WARN("hierarchical collective: %s failed (%s)", what, mcoll_cu_errname(r));
         x->rc = MCOLL_ERR_CUDA;
     }
+}
+
+void hier_copy(hier_run *x, void *dst, const void *src, size_t bytes)
+{
+    hier_copy_step s = {dst, bytes, NULL, src, bytes, NULL, 1, bytes};
+    if (!bytes || dst == src || !dst || !src) return;
+    copy_step(x, &s, "device copy");
 }
 
 /* Quietly: at MPI_Finalize the context may be gone already, and these with it. */
@@ -153,20 +184,8 @@ void hier_permute(hier_run *x, char *dst, const int *to, const char *src, const 
 void hier_permute_strided(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src,
                           size_t src_stride, const int *from, int k, size_t bytes)
 {
-    CUresult r = CUDA_SUCCESS;
-    int queued = x->queued && x->engine, i;
-    CUstream stream = queued ? (CUstream)mcoll_comm_stream(x->engine) : x->h->stream;
-    for (i = 0; i < k && r == CUDA_SUCCESS; i++) {
-        char *d = dst + (size_t)(to ? to[i] : i) * dst_stride;
-        const char *s = src + (size_t)(from ? from[i] : i) * src_stride;
-        if (!x->a->device) memcpy(d, s, bytes);
-        else r = mcoll_cu.cuMemcpyDtoDAsync((CUdeviceptr)(uintptr_t)d, (CUdeviceptr)(uintptr_t)s, bytes, stream);
-    }
-    if (x->a->device && !queued && r == CUDA_SUCCESS) r = mcoll_cu.cuStreamSynchronize(stream);
-    if (r != CUDA_SUCCESS && x->rc == MCOLL_SUCCESS) {
-        MCOLL_WARN("hierarchical collective: reordering blocks failed (%s)", mcoll_cu_errname(r));
-        x->rc = MCOLL_ERR_CUDA;
-    }
+    hier_copy_step s = {dst, dst_stride, to, src, src_stride, from, k, bytes};
+    copy_step(x, &s, "reordering blocks");
 }
 
 char *hier_carve(char **next, size_t bytes)

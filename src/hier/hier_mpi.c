@@ -3,24 +3,39 @@
  * pinned host memory around the call. A failed copy still makes the MPI call, so the other
  * ranks are not left waiting. */
 #include <stdint.h>
-#include "hier_internal.h"
+#include "hier_op.h"
 #include "log.h"
 
 #define ALIGN 256
 
-static int call_mpi(const hier_run *x, const hier_mpi_step *s, const void *in, void *out)
+int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *in, void *out, MPI_Request *req)
 {
-    MPI_Datatype t = x->a->type;
-    MPI_Op op = x->a->op;
+    MPI_Datatype t = a->type;
+    MPI_Op op = a->op;
     switch (s->kind) {
-    case HIER_ALLREDUCE: return PMPI_Allreduce(in, out, s->count, t, op, s->comm);
-    case HIER_REDUCE: return PMPI_Reduce(in, out, s->count, t, op, s->root, s->comm);
-    case HIER_BCAST: return PMPI_Bcast(out, s->count, t, s->root, s->comm);
-    case HIER_ALLGATHER: return PMPI_Allgather(in, s->count, t, out, s->count, t, s->comm);
-    case HIER_GATHER: return PMPI_Gather(in, s->count, t, out, s->count, t, s->root, s->comm);
-    case HIER_ALLGATHERV: return PMPI_Allgatherv(in, s->count, t, out, s->counts, s->displs, t, s->comm);
-    case HIER_REDUCE_SCATTER_BLOCK: return PMPI_Reduce_scatter_block(in, out, s->count, t, op, s->comm);
-    case HIER_REDUCE_SCATTER: return PMPI_Reduce_scatter(in, out, s->counts, t, op, s->comm);
+    case HIER_ALLREDUCE:
+        return req ? PMPI_Iallreduce(in, out, s->count, t, op, s->comm, req)
+                   : PMPI_Allreduce(in, out, s->count, t, op, s->comm);
+    case HIER_REDUCE:
+        return req ? PMPI_Ireduce(in, out, s->count, t, op, s->root, s->comm, req)
+                   : PMPI_Reduce(in, out, s->count, t, op, s->root, s->comm);
+    case HIER_BCAST:
+        return req ? PMPI_Ibcast(out, s->count, t, s->root, s->comm, req) : PMPI_Bcast(out, s->count, t, s->root, s->comm);
+    case HIER_ALLGATHER:
+        return req ? PMPI_Iallgather(in, s->count, t, out, s->count, t, s->comm, req)
+                   : PMPI_Allgather(in, s->count, t, out, s->count, t, s->comm);
+    case HIER_GATHER:
+        return req ? PMPI_Igather(in, s->count, t, out, s->count, t, s->root, s->comm, req)
+                   : PMPI_Gather(in, s->count, t, out, s->count, t, s->root, s->comm);
+    case HIER_ALLGATHERV:
+        return req ? PMPI_Iallgatherv(in, s->count, t, out, s->counts, s->displs, t, s->comm, req)
+                   : PMPI_Allgatherv(in, s->count, t, out, s->counts, s->displs, t, s->comm);
+    case HIER_REDUCE_SCATTER_BLOCK:
+        return req ? PMPI_Ireduce_scatter_block(in, out, s->count, t, op, s->comm, req)
+                   : PMPI_Reduce_scatter_block(in, out, s->count, t, op, s->comm);
+    case HIER_REDUCE_SCATTER:
+        return req ? PMPI_Ireduce_scatter(in, out, s->counts, t, op, s->comm, req)
+                   : PMPI_Reduce_scatter(in, out, s->counts, t, op, s->comm);
     }
     return MPI_ERR_INTERN;
 }
@@ -52,6 +67,10 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
     char *host = NULL;
     double t0 = MPI_Wtime();
 
+    if (x->rec) {
+        hier_record_mpi(x, s);
+        return;
+    }
     if (x->a->device && !x->a->cuda_aware) host = hier_host(x, in_room + s->out_bytes + 1);
     if (host) {
         if (has_in) {
@@ -68,7 +87,7 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
         in = has_in ? NULL : in;
         out = NULL;
     }
-    if (call_mpi(x, s, in, out) != MPI_SUCCESS) failed(x, MCOLL_ERR_MPI);
+    if (hier_mpi_call(x->a, s, in, out, NULL) != MPI_SUCCESS) failed(x, MCOLL_ERR_MPI);
     if (host && s->out && s->out_bytes) {
         copy(x, s->out, host + in_room, s->out_bytes, 0);
         sync_copies(x);

@@ -61,13 +61,29 @@ static void fill_args(const mcoll_call *c, const mcoll_decision *d, mcoll_hier_a
     }
 }
 
-static mcoll_result run(mcoll_hier *h, const mcoll_call *c, const mcoll_hier_args *a)
+static mcoll_hier_collective collective_of(const mcoll_call *c)
 {
-    if (c->coll == &mcoll_coll_allreduce) return mcoll_hier_allreduce(h, a);
-    if (c->coll == &mcoll_coll_reduce) return mcoll_hier_reduce(h, a);
-    if (c->coll == &mcoll_coll_bcast) return mcoll_hier_bcast(h, a);
-    if (c->coll == &mcoll_coll_allgather) return mcoll_hier_allgather(h, a);
-    return mcoll_hier_reduce_scatter(h, a);
+    if (c->coll == &mcoll_coll_allreduce) return mcoll_hier_allreduce;
+    if (c->coll == &mcoll_coll_reduce) return mcoll_hier_reduce;
+    if (c->coll == &mcoll_coll_bcast) return mcoll_hier_bcast;
+    if (c->coll == &mcoll_coll_allgather) return mcoll_hier_allgather;
+    return mcoll_hier_reduce_scatter;
+}
+
+/* Reduce's root may pass a host recvbuf to device sendbufs: the result goes through device
+ * scratch memory (every rank has decided on the sendbufs alone). */
+int mcoll_hier_path_host_root(const mcoll_call *c)
+{
+    return c->coll == &mcoll_coll_reduce && c->recv.out && c->recv.mem == MCOLL_MEM_HOST;
+}
+
+mcoll_hier_op *mcoll_hier_path_record(const mcoll_call *c, const mcoll_decision *d, void *root_device,
+                                      mcoll_result *rc)
+{
+    mcoll_hier_args a;
+    fill_args(c, d, &a);
+    if (root_device) a.recvbuf = root_device;
+    return mcoll_hier_op_record(c->cs->hier, &a, collective_of(c), rc);
 }
 
 mcoll_result mcoll_hier_path_run(mcoll_call *c, const mcoll_decision *d)
@@ -76,15 +92,13 @@ mcoll_result mcoll_hier_path_run(mcoll_call *c, const mcoll_decision *d)
     mcoll_stage *st;
     mcoll_result rc;
     int device = c->send.mem != MCOLL_MEM_HOST && (c->send.in || c->send.out) ? c->send.device : c->recv.device;
-    /* Reduce's root may pass a host recvbuf to device sendbufs: the result goes through device
-     * scratch memory (every rank has decided on the sendbufs alone). */
-    int host_root = c->coll == &mcoll_coll_reduce && c->recv.out && c->recv.mem == MCOLL_MEM_HOST;
+    int host_root = mcoll_hier_path_host_root(c);
 
     fill_args(c, d, &a);
     st = mcoll_stage_begin(device); /* a current context for the copies */
     if (!st) return MCOLL_ERR_CUDA;
     if (host_root) a.recvbuf = mcoll_stage_device(st, d->bytes);
-    rc = host_root && !a.recvbuf ? MCOLL_ERR_NO_MEMORY : run(c->cs->hier, c, &a);
+    rc = host_root && !a.recvbuf ? MCOLL_ERR_NO_MEMORY : collective_of(c)(c->cs->hier, &a);
     if (rc == MCOLL_SUCCESS && host_root) rc = mcoll_stage_to_host(st, c->recvbuf, a.recvbuf, d->bytes);
     if (rc == MCOLL_SUCCESS && host_root) rc = mcoll_stage_sync(st);
     mcoll_stage_end(st);

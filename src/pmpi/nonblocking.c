@@ -96,7 +96,6 @@ const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", i
  * a nonblocking call must not wait for the other ranks (comm_attr.h). */
 static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 {
-    int err;
     if (mcoll_plugin_active && !mcoll_comm_is_null(c->comm)) {
         char fn[64];
         if (!request) return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->comm, MPI_ERR_ARG);
@@ -104,10 +103,7 @@ static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
         c->cs = mcoll_comm_state_find(c->comm);
     }
     c->nonblocking = 1;
-    err = mcoll_pmpi_prepare(c, d);
-    /* The hierarchical path runs blocking calls only: the others are staged or passed through. */
-    if (err == MPI_SUCCESS && d->path == MCOLL_PATH_HIER) mcoll_decide_without_engine(c, d, "hierarchical: blocking calls only");
-    return err;
+    return mcoll_pmpi_prepare(c, d);
 }
 
 int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request)
@@ -118,7 +114,7 @@ int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request)
     if (err == MCOLL_PMPI_FORWARD) return nb->start(c, c->sendbuf, c->recvbuf, request);
     if (err != MPI_SUCCESS) return err;
     if (nb->ring) mcoll_engine_ring_plan(c, &d);
-    if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED) {
+    if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED || d.path == MCOLL_PATH_HIER) {
         MCOLL_TRACE("%s: %.2f us to decide", nb->name, mcoll_trace_us(t0, mcoll_trace_ns()));
         err = mcoll_nbop_create(c, &d, nb, 0, request);
         if (err != MCOLL_PMPI_FORWARD) return err;
@@ -138,7 +134,8 @@ int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Req
     /* The plan is made once: a communicator's engine is built now, or the call staged. */
     if (d.path == MCOLL_PATH_ENGINE && !mcoll_engine_of(c->cs)) mcoll_decide_without_engine(c, &d, "declined");
     if (nb->ring) mcoll_engine_ring_plan(c, &d);
-    if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED) return mcoll_nbop_create(c, &d, nb, 1, request);
+    if (d.path == MCOLL_PATH_ENGINE || d.path == MCOLL_PATH_STAGED || d.path == MCOLL_PATH_HIER)
+        return mcoll_nbop_create(c, &d, nb, 1, request);
     mcoll_pmpi_log_path(c, &d);
     return nb->init(c, info, request);
 }

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "comm_internal.h"
 #include "engine.h"
+#include "hier_path.h"
 #include "stage.h"
 #include "validate.h"
 
@@ -327,9 +328,39 @@ static int launch_staged(mcoll_nbop *op)
     return MPI_SUCCESS;
 }
 
+/* The hierarchical path: the steps are recorded at the first start (a persistent call keeps
+ * them) and advanced in MCOLL_NB_HIER; a reduce root's host buffer gets the result through
+ * pooled device memory, copied out at the end. */
+static int launch_hier(mcoll_nbop *op)
+{
+    mcoll_call *c = &op->call;
+    mcoll_result rc = MCOLL_SUCCESS;
+    int host_root = mcoll_hier_path_host_root(c);
+    take_context(op);
+    op->ncopies = 0;
+    if (host_root && !op->scratch) op->scratch = mcoll_pool_get(1, op->d.bytes ? op->d.bytes : 1);
+    if (!op->hop && (!host_root || op->scratch))
+        op->hop = mcoll_hier_path_record(c, &op->d, host_root ? op->scratch->ptr : NULL, &rc);
+    if (!op->hop) {
+        MCOLL_WARN("%s: cannot prepare the hierarchical steps (%s); MPI_ERR_OTHER raised", op->nb->name,
+                   mcoll_strerror(host_root && !op->scratch ? MCOLL_ERR_NO_MEMORY : rc));
+        return mcoll_raise(c->comm, MPI_ERR_OTHER);
+    }
+    if (host_root) {
+        op->copies[0] = (mcoll_copy){c->recvbuf, op->scratch->ptr, op->d.bytes, 0};
+        op->ncopies = 1;
+    }
+    op->hier = c->cs->hier;
+    mcoll_hier_op_start(op->hop);
+    op->error = MPI_SUCCESS;
+    op->state = MCOLL_NB_HIER;
+    return MPI_SUCCESS;
+}
+
 int mcoll_nbop_launch(mcoll_nbop *op)
 {
     op->inner = MPI_REQUEST_NULL;
+    if (op->d.path == MCOLL_PATH_HIER) return launch_hier(op);
     if (op->d.path == MCOLL_PATH_ENGINE) return launch_engine(op);
     return launch_staged(op);
 }
@@ -434,6 +465,21 @@ int mcoll_nbop_advance(mcoll_nbop *op)
             else op->state = MCOLL_NB_DONE;
         }
         break;
+    case MCOLL_NB_HIER: {
+        CUcontext before = mcoll_ctx_enter(op->ctx);
+        mcoll_result hrc = MCOLL_SUCCESS;
+        int done = mcoll_hier_op_test(op->hop, &hrc);
+        mcoll_ctx_leave(op->ctx, before);
+        if (!done) return 0;
+        if (hrc != MCOLL_SUCCESS) {
+            MCOLL_WARN("%s: hierarchical collective failed (%s); the request completes with MPI_ERR_OTHER",
+                       op->nb->name, mcoll_strerror(hrc));
+            op->error = MPI_ERR_OTHER;
+        }
+        if (op->error == MPI_SUCCESS && op->ncopies && (op->event || (op->event = mcoll_pool_event()))) copy_out(op);
+        else op->state = MCOLL_NB_DONE;
+        break;
+    }
     case MCOLL_NB_COPY_OUT:
         if (event_passed(op)) op->state = MCOLL_NB_DONE;
         break;
@@ -451,4 +497,9 @@ void mcoll_nbop_release(mcoll_nbop *op)
     mcoll_pool_put(op->scratch);
     op->host = op->scratch = NULL;
     mcoll_engine_release_held(&op->held);
+    /* Still in flight only when MPI_Finalize could not finish it: left as it is. */
+    if (op->hop && !mcoll_hier_op_in_flight(op->hop)) {
+        mcoll_hier_op_free(op->hop);
+        op->hop = NULL;
+    }
 }

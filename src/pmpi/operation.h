@@ -10,6 +10,7 @@
 #include "async.h"
 #include "engine_map.h"
 #include "request.h"
+#include "hier.h"
 #include "pool.h"
 #include "mcoll.h"
 
@@ -19,6 +20,7 @@ typedef enum {
     MCOLL_NB_QUEUED,    /* engine: launch queued to the launcher thread (async.h) */
     MCOLL_NB_KERNEL,    /* engine: kernel queued, its completion word or an event to wait for */
     MCOLL_NB_MPI,       /* staged: the MPI's request on the host copies in flight */
+    MCOLL_NB_HIER,      /* hierarchical: its recorded steps under way (hier_op.h) */
     MCOLL_NB_COPY_OUT,  /* results being copied to the user's buffers, event recorded after */
     MCOLL_NB_DONE
 } mcoll_nbop_state;
@@ -58,6 +60,8 @@ struct mcoll_nbop {
     mcoll_block *host;          /* staged: host copies of the staged buffers */
     mcoll_block *scratch;       /* engine: device memory for a host receive buffer */
     mcoll_held_windows held;    /* engine, persistent, zero-copy: its buffers mapped once */
+    mcoll_hier_op *hop;         /* hierarchical: the recorded steps (kept for every start) */
+    struct mcoll_hier *hier;    /* hierarchical: the communicator's record they run on */
     /* QUEUED: the launcher thread's job, and 1 until it has run; the thread writes engine,
      * ctx, event, word and error before setting it to 0 (release), the advancing thread reads
      * them after (acquire). */
@@ -74,7 +78,8 @@ struct mcoll_nbop {
     struct mcoll_nbop *chain[2];    /* hash chains: by generalized request, by persistent handle */
 };
 
-/* Start the current run of op (operation.c): post it to the resident kernel's ring (engine, a
+/* Start the current run of op (operation.c): start its recorded steps (hierarchical, recorded
+ * at its first start), post it to the resident kernel's ring (engine, a
  * call decided for it that the ring takes now), or queue the kernel (engine; with MCOLL_ASYNC_START,
  * through the launcher thread, whose failure then completes the request with an error) or copy the inputs to
  * host memory and make the MPI's nonblocking call (staged). MPI_SUCCESS with op->state set (a

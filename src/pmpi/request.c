@@ -390,6 +390,11 @@ static int uses_engine(const mcoll_nbop *op, const void *engine)
            op->engine == (const mcoll_comm *)engine;
 }
 
+static int uses_hier(const mcoll_nbop *op, const void *hier)
+{
+    return op->state == MCOLL_NB_HIER && op->hier == (const struct mcoll_hier *)hier;
+}
+
 static int any(const mcoll_nbop *op, const void *arg)
 {
     (void)op;
@@ -407,6 +412,7 @@ void mcoll_requests_comm_freed(mcoll_comm_state *cs)
         for (op = table[BY_HANDLE][b]; op; op = op->chain[BY_HANDLE])
             if (op->call.cs == cs) op->call.cs = NULL;
     leave();
+    if (cs->hier) drain(uses_hier, cs->hier);
     if (!cs->engine) return;
     drain(uses_engine, cs->engine);
     /* Persistent requests outlive the communicator (they can no longer be started): the peers'

@@ -19,6 +19,10 @@
  *            until it has been done); KERNEL until the event has passed (then, for a host receive
  *            buffer at a reduce's root, which always launches in the caller, COPY_OUT from device
  *            scratch memory);
+ *   hier     a communicator spanning NVLink domains: the call's steps are recorded at its start
+ *            (src/hier/hier_op.h) and made one by one, each a launch, a PMPI_I* call or a copy
+ *            started and then queried; HIER until the last is done (then, for a reduce root's
+ *            host receive buffer, COPY_OUT from device scratch memory);
  *   staged   the device-to-host copy is waited for at the call and the MPI's nonblocking call
  *            made on pinned host memory, so the MPI part is posted before the call returns (MPI
  *            then progresses it in any MPI call, as its progress rule requires); MPI until that
@@ -104,7 +108,7 @@ int mcoll_nb_init(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Info info, MPI_Req
 /* One of the two: persistent, or nonblocking. */
 int mcoll_nb_call(mcoll_call *c, const mcoll_nb_coll *nb, int persistent, MPI_Info info, MPI_Request *request);
 
-/* An operation on a decided call (path engine or staged). persistent: kept for MPI_Start, and
+/* An operation on a decided call (path engine, hier or staged). persistent: kept for MPI_Start, and
  * *request receives its persistent handle; otherwise it starts now and *request receives its
  * generalized request. On failure the error class has been raised and nothing is left. */
 int mcoll_nbop_create(const mcoll_call *c, const mcoll_decision *d, const mcoll_nb_coll *nb, int persistent,

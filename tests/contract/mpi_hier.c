@@ -17,6 +17,7 @@
 #include "comm_attr.h"
 #include "contract/devmem.h"
 #include "contract/pmpi_real.h"
+#include "contract/hier_test.h"
 #include "hier_internal.h"
 
 static int world_size, cuda_aware;
@@ -232,11 +233,7 @@ int main(int argc, char **argv)
     CUdevice dev;
     long before;
 
-    setenv("MCOLL_HIER", "mpi", 0);
-    setenv("MCOLL_DOMAIN_SIZE", "2", 0);
-    setenv("MCOLL_CUDA_AWARE", "0", 0);
-    setenv("MCOLL_STAGE_CHUNK", "64K", 1);
-    cuda_aware = !strcmp(getenv("MCOLL_CUDA_AWARE"), "1");
+    cuda_aware = hier_test_settings();
     devmem_install();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# mpi_hier in its other settings (run.sh runs it with MCOLL_DOMAIN_SIZE=2, MPI not CUDA-aware):
+# mpi_hier in its other settings (run.sh runs it with MCOLL_DOMAIN_SIZE=2, MPI not CUDA-aware),
+# and mpi_hier_nonblocking in three of them:
 # unequal domains (3 + 1 at 4 ranks) and one rank per domain (left to the staged path), a
 # CUDA-aware MPI (device pointers between domains), 3 ranks (a last domain of one), and
 # MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
@@ -9,6 +10,7 @@ MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
 PROG=$BUILD/tests/contract/mpi_hier
 [ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
+[ -x "$PROG"_nonblocking ] || { echo "skip: ${PROG}_nonblocking not built"; exit 77; }
 mkdir -p "$BUILD/tests/logs"
 run() { # name, np, then VAR=value settings
     name=$1 np=$2
@@ -20,6 +22,19 @@ run() { # name, np, then VAR=value settings
     grep -q "^mpi_hier: PASS" "$log" || { echo "FAIL: mpi_hier $name (exit $rc)"; grep -v "mcoll INFO" "$log" | tail -n 20; exit 1; }
     echo "PASS: mpi_hier $name: $(grep -c ': hier (' "$log") INFO lines on the hierarchical path"
 }
+run_nonblocking() { # name, np, then VAR=value settings
+    name=$1 np=$2
+    shift 2
+    log=$BUILD/tests/logs/hier.nonblocking.$name.out
+    env "$@" "$MPIRUN" -np "$np" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE "$PROG"_nonblocking > "$log" 2>&1
+    rc=$?
+    grep -q "^mpi_hier_nonblocking: PASS" "$log" ||
+        { echo "FAIL: mpi_hier_nonblocking $name (exit $rc)"; tail -n 20 "$log"; exit 1; }
+    echo "PASS: mpi_hier_nonblocking $name"
+}
+run_nonblocking unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0
+run_nonblocking cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1
+run_nonblocking np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0
 run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run one-rank-domains "$NP" MCOLL_DOMAIN_SIZE=1 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=

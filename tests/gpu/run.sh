@@ -67,7 +67,8 @@
 #   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
 #              between), every collective and root, odd counts, against host results; the
-#              PMPI INFO lines must show calls on the `hier` path
+#              PMPI INFO lines must show calls on the `hier` path; and gpu_nonblocking at
+#              MCOLL_DOMAIN_SIZE=2 (hier-nb-d2: nonblocking and persistent calls on that path)
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -815,6 +816,14 @@ if selected hier; then
         MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
         run_step "hier-d$k" "$rg" "$mps" "$OUT/hier-d$k-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
+    # The nonblocking and persistent calls on the same path (their steps advanced by the
+    # completion calls, the engine's steps launched from there).
+    prog=$BUILD/tests/gpu/gpu_nonblocking
+    if gpu_ready hier-nb-d2 "$rg" "$mps" "$prog"; then
+        MCOLL_DOMAIN_SIZE=2 mpi_cmd 4 "${mps%%(*}" INFO 1
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
+        run_step hier-nb-d2 "$rg" "$mps" "$OUT/hier-nb-d2-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    fi
 fi
 
 # Faults: a slow peer must be waited for; a dead one must end its team's waits and the job.

@@ -1,0 +1,332 @@
+/* Nonblocking and persistent hierarchical calls: recording and advancing (see hier_op.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "comm_internal.h"
+#include "hier_op.h"
+#include "locality.h"
+#include "log.h"
+
+#define ALIGN 256
+
+/* Where an MPI step is under way. */
+typedef enum { MPI_STAGED_IN = 1, MPI_POSTED, MPI_STAGED_OUT } mpi_phase;
+
+struct mcoll_hier_op {
+    mcoll_hier *h;
+    mcoll_hier_args a;           /* the call, as recorded */
+    hier_step *steps;
+    size_t nsteps, cap;
+    mcoll_comm *engine;          /* the domain's engine the steps use, or NULL */
+    char *scratch;               /* the call's own scratch memory (device, or host for host calls) */
+    size_t scratch_bytes;
+    char *host;                  /* pinned staging memory for the MPI steps */
+    size_t host_bytes;
+    int host_registered;
+    CUevent event;               /* after the queued work of the step under way */
+    /* The current start. */
+    size_t next;                 /* the step under way */
+    int phase;                   /* 0: not started; then a step's own (mpi_phase, or 1) */
+    MPI_Request req;
+    mcoll_result rc;             /* the first failure; later steps are still made */
+    int in_flight;
+    atomic_int advancing;        /* one thread at a time */
+    struct mcoll_hier_op *queue_next;
+};
+
+/* ---- recording ---------------------------------------------------------------------------- */
+
+static hier_step *append(hier_run *x, hier_step_kind kind)
+{
+    mcoll_hier_op *op = x->rec;
+    hier_step *s;
+    if (op->nsteps == op->cap) {
+        size_t cap = op->cap ? 2 * op->cap : 16;
+        hier_step *grown = realloc(op->steps, cap * sizeof *grown);
+        if (!grown) {
+            if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_NO_MEMORY;
+            return NULL;
+        }
+        op->steps = grown;
+        op->cap = cap;
+    }
+    s = &op->steps[op->nsteps++];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    return s;
+}
+
+void hier_record_engine(hier_run *x, const hier_engine_step *e)
+{
+    hier_step *s = append(x, HIER_STEP_ENGINE);
+    if (!s) return;
+    s->engine = *e;
+    x->rec->engine = x->engine;
+}
+
+/* counts and displs have one entry per domain (steps between domains' first ranks). */
+void hier_record_mpi(hier_run *x, const hier_mpi_step *m)
+{
+    mcoll_hier_op *op = x->rec;
+    size_t nd = (size_t)x->h->domains, in_room = (m->in_bytes + ALIGN - 1) / ALIGN * ALIGN;
+    hier_step *s = append(x, HIER_STEP_MPI);
+    if (!s) return;
+    s->mpi = *m;
+    if (m->counts || m->displs) {
+        s->arrays = malloc(2 * nd * sizeof(int));
+        if (!s->arrays) {
+            if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_NO_MEMORY;
+            op->nsteps--;
+            return;
+        }
+        if (m->counts) memcpy(s->arrays, m->counts, nd * sizeof(int));
+        if (m->displs) memcpy(s->arrays + nd, m->displs, nd * sizeof(int));
+        s->mpi.counts = m->counts ? s->arrays : NULL;
+        s->mpi.displs = m->displs ? s->arrays + nd : NULL;
+    }
+    if (x->a->device && !x->a->cuda_aware && in_room + m->out_bytes + 1 > op->host_bytes)
+        op->host_bytes = in_room + m->out_bytes + 1;
+}
+
+void hier_record_copy(hier_run *x, const hier_copy_step *c)
+{
+    hier_step *s = append(x, HIER_STEP_COPY);
+    if (s) s->copy = *c;
+}
+
+char *hier_record_scratch(hier_run *x, size_t bytes)
+{
+    mcoll_hier_op *op = x->rec;
+    CUdeviceptr p = 0;
+    if (op->scratch) return bytes <= op->scratch_bytes ? op->scratch : NULL; /* one region per call */
+    if (!x->a->device) op->scratch = malloc(bytes);
+    else if (mcoll_cu.cuMemAlloc(&p, bytes) == CUDA_SUCCESS) op->scratch = (char *)(uintptr_t)p;
+    if (!op->scratch) {
+        MCOLL_WARN("cannot allocate %zu bytes of scratch memory for a nonblocking hierarchical collective", bytes);
+        if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_NO_MEMORY;
+        return NULL;
+    }
+    op->scratch_bytes = bytes;
+    return op->scratch;
+}
+
+mcoll_hier_op *mcoll_hier_op_record(mcoll_hier *h, const mcoll_hier_args *a, mcoll_hier_collective collective,
+                                    mcoll_result *rc)
+{
+    mcoll_hier_op *op = calloc(1, sizeof *op);
+    CUdevice dev = 0;
+    if (!op) {
+        *rc = MCOLL_ERR_NO_MEMORY;
+        return NULL;
+    }
+    op->h = h;
+    op->a = *a;
+    op->req = MPI_REQUEST_NULL;
+    h->recording = op;
+    *rc = collective(h, &op->a);
+    h->recording = NULL;
+    if (*rc == MCOLL_SUCCESS && op->host_bytes) {
+        if (mcoll_cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
+        op->host = mcoll_host_alloc_near((int)dev, op->host_bytes, &op->host_registered);
+        if (!op->host) *rc = MCOLL_ERR_NO_MEMORY;
+    }
+    if (*rc == MCOLL_SUCCESS && a->device && mcoll_cu.cuEventCreate(&op->event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+        op->event = NULL;
+        *rc = MCOLL_ERR_CUDA;
+    }
+    if (*rc != MCOLL_SUCCESS) {
+        mcoll_hier_op_free(op);
+        return NULL;
+    }
+    return op;
+}
+
+void mcoll_hier_op_free(mcoll_hier_op *op)
+{
+    size_t i;
+    if (!op) return;
+    for (i = 0; i < op->nsteps; i++) free(op->steps[i].arrays);
+    free(op->steps);
+    if (op->scratch) {
+        if (op->a.device) mcoll_cu.cuMemFree((CUdeviceptr)(uintptr_t)op->scratch);
+        else free(op->scratch);
+    }
+    if (op->host) mcoll_host_free_near(op->host, op->host_bytes, op->host_registered);
+    if (op->event) mcoll_cu.cuEventDestroy(op->event);
+    free(op);
+}
+
+/* ---- advancing ---------------------------------------------------------------------------- */
+
+static void failed(mcoll_hier_op *op, mcoll_result rc)
+{
+    if (op->rc == MCOLL_SUCCESS) op->rc = rc;
+}
+
+static void cu_check(mcoll_hier_op *op, CUresult r, const char *what)
+{
+    if (r == CUDA_SUCCESS) return;
+    MCOLL_WARN("nonblocking hierarchical collective: %s failed (%s)", what, mcoll_cu_errname(r));
+    failed(op, MCOLL_ERR_CUDA);
+}
+
+/* 1 once the work before op->event is done. */
+static int event_passed(mcoll_hier_op *op)
+{
+    CUresult r = mcoll_cu.cuEventQuery(op->event);
+    if (r == CUDA_ERROR_NOT_READY) return 0;
+    cu_check(op, r, "cuEventQuery");
+    return 1;
+}
+
+/* Queued on the engine; done when the event after it has passed (a peer gone ends it too). */
+static int engine_step(mcoll_hier_op *op, const hier_step *s)
+{
+    mcoll_result r;
+    if (op->phase == 0) {
+        r = hier_engine_queue(op->engine, &op->a, &s->engine);
+        if (r != MCOLL_SUCCESS) {
+            MCOLL_WARN("nonblocking hierarchical collective: the domain's engine failed (%s)", mcoll_strerror(r));
+            failed(op, r);
+        }
+        cu_check(op, mcoll_cu.cuEventRecord(op->event, (CUstream)mcoll_comm_stream(op->engine)), "cuEventRecord");
+        op->phase = 1;
+    }
+    if (!event_passed(op)) return 0;
+    if (mcoll_watch_aborted(&op->engine->team->watch)) failed(op, MCOLL_ERR_ABORTED);
+    return 1;
+}
+
+static int copy_step(mcoll_hier_op *op, const hier_step *s)
+{
+    if (op->phase == 0) {
+        cu_check(op, hier_copy_queue(&s->copy, op->a.device, op->h->stream), "device copy");
+        if (!op->a.device) return 1;
+        cu_check(op, mcoll_cu.cuEventRecord(op->event, op->h->stream), "cuEventRecord");
+        op->phase = 1;
+    }
+    return event_passed(op);
+}
+
+static void stage(mcoll_hier_op *op, void *dst, const void *src, size_t bytes, int to_host)
+{
+    CUresult r;
+    if (!bytes) return;
+    r = to_host ? mcoll_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, op->h->stream)
+                : mcoll_cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, op->h->stream);
+    cu_check(op, r, "staging copy");
+}
+
+/* Staged through op->host when the buffers are device memory the MPI cannot take: inputs copied
+ * in, the MPI's nonblocking call, the output copied back; every phase ends on a query. The MPI
+ * call is made even after a failed copy, so the peers are not left waiting. */
+static int mpi_step(mcoll_hier_op *op, const hier_step *s)
+{
+    const hier_mpi_step *m = &s->mpi;
+    int staged = op->a.device && !op->a.cuda_aware, has_in = m->in && m->in != MPI_IN_PLACE && m->in_bytes;
+    size_t in_room = (m->in_bytes + ALIGN - 1) / ALIGN * ALIGN;
+    int flag = 0;
+    switch (op->phase) {
+    case 0:
+        if (staged) {
+            if (has_in) stage(op, op->host, m->in, m->in_bytes, 1);
+            if (m->out && m->out_bytes && m->out_read) stage(op, op->host + in_room, m->out, m->out_bytes, 1);
+            cu_check(op, mcoll_cu.cuEventRecord(op->event, op->h->stream), "cuEventRecord");
+        }
+        op->phase = MPI_STAGED_IN;
+        /* fall through */
+    case MPI_STAGED_IN:
+        if (staged && !event_passed(op)) return 0;
+        if (hier_mpi_call(&op->a, m, staged && has_in ? op->host : m->in,
+                          staged && m->out && m->out_bytes ? op->host + in_room : m->out, &op->req) != MPI_SUCCESS) {
+            failed(op, MCOLL_ERR_MPI);
+            return 1;
+        }
+        op->phase = MPI_POSTED;
+        /* fall through */
+    case MPI_POSTED:
+        if (PMPI_Test(&op->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            failed(op, MCOLL_ERR_MPI);
+            return 1;
+        }
+        if (!flag) return 0;
+        if (!staged || !m->out || !m->out_bytes) return 1;
+        stage(op, m->out, op->host + in_room, m->out_bytes, 0);
+        cu_check(op, mcoll_cu.cuEventRecord(op->event, op->h->stream), "cuEventRecord");
+        op->phase = MPI_STAGED_OUT;
+        /* fall through */
+    default:
+        return event_passed(op);
+    }
+}
+
+/* 1 when step op->next is done. */
+static int advance_step(mcoll_hier_op *op)
+{
+    const hier_step *s = &op->steps[op->next];
+    switch (s->kind) {
+    case HIER_STEP_ENGINE: return engine_step(op, s);
+    case HIER_STEP_COPY: return copy_step(op, s);
+    case HIER_STEP_MPI: return mpi_step(op, s);
+    }
+    return 1;
+}
+
+void mcoll_hier_op_start(mcoll_hier_op *op)
+{
+    mcoll_hier *h = op->h;
+    op->next = 0;
+    op->phase = 0;
+    op->rc = MCOLL_SUCCESS;
+    op->req = MPI_REQUEST_NULL;
+    op->in_flight = 1;
+    op->queue_next = NULL;
+    if (h->ops_tail) h->ops_tail->queue_next = op;
+    else h->ops_head = op;
+    h->ops_tail = op;
+}
+
+int mcoll_hier_op_in_flight(const mcoll_hier_op *op) { return op->in_flight; }
+
+/* Advance the oldest call of h as far as queries allow. */
+static void advance_head(mcoll_hier *h)
+{
+    mcoll_hier_op *op = h->ops_head;
+    int busy = 0;
+    if (!op || !atomic_compare_exchange_strong(&op->advancing, &busy, 1)) return;
+    while (op->next < op->nsteps && advance_step(op)) {
+        op->next++;
+        op->phase = 0;
+    }
+    if (op->next == op->nsteps) {
+        h->ops_head = op->queue_next;
+        if (!h->ops_head) h->ops_tail = NULL;
+        op->queue_next = NULL;
+        op->in_flight = 0;
+    }
+    atomic_store(&op->advancing, 0);
+}
+
+int mcoll_hier_op_test(mcoll_hier_op *op, mcoll_result *rc)
+{
+    /* The calls before it first; each one finished lets the next advance. */
+    while (op->in_flight) {
+        const mcoll_hier_op *head = op->h->ops_head;
+        advance_head(op->h);
+        if (op->h->ops_head == head) return 0;
+    }
+    *rc = op->rc;
+    return 1;
+}
+
+void hier_ops_drain(mcoll_hier *h)
+{
+    while (h->ops_head) {
+        mcoll_hier_op *head = h->ops_head;
+        advance_head(h);
+        if (h->ops_head == head) sched_yield();
+    }
+}

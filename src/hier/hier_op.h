@@ -1,0 +1,35 @@
+/* Nonblocking and persistent hierarchical calls (hier_op.c): the steps of a call are recorded by
+ * running its algorithm with nothing communicated (the algorithms' control flow depends only on
+ * sizes and ranks), then made one after the other, each step started by a nonblocking call (a
+ * launch on the domain's engine, PMPI_I*, an asynchronous copy) and finished when a query says
+ * so. Only the oldest call of a communicator advances: its sub-communicators and its domain's
+ * engine then see every rank's steps in the order in which the calls were started, as MPI
+ * requires of collectives on one communicator. A blocking hierarchical call on the same
+ * communicator first finishes the calls in flight (hier_ops_drain). */
+#ifndef MCOLL_HIER_OP_H
+#define MCOLL_HIER_OP_H
+
+#include "hier_internal.h"
+
+/* One step, as the blocking run would have made it. */
+typedef enum { HIER_STEP_ENGINE, HIER_STEP_MPI, HIER_STEP_COPY } hier_step_kind;
+
+typedef struct {
+    hier_step_kind kind;
+    hier_engine_step engine;
+    hier_mpi_step mpi;       /* counts and displs point into `arrays` */
+    hier_copy_step copy;
+    int *arrays;             /* owned */
+} hier_step;
+
+/* Recording (called by the step functions while x->rec is set). */
+void hier_record_engine(hier_run *x, const hier_engine_step *s);
+void hier_record_mpi(hier_run *x, const hier_mpi_step *s);
+void hier_record_copy(hier_run *x, const hier_copy_step *s);
+/* Scratch memory of the recorded call, its own (not the communicator's). */
+char *hier_record_scratch(hier_run *x, size_t bytes);
+
+/* Finish every call of h in flight (before a blocking call, and before h goes). */
+void hier_ops_drain(mcoll_hier *h);
+
+#endif /* MCOLL_HIER_OP_H */
