@@ -46,6 +46,7 @@ typedef struct {
     int timeout_s;             /* MCOLL_TIMEOUT: seconds a call through MPI may wait for its peers (0: no limit) */
     int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */
     mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
+    int hier_nonblocking;      /* MCOLL_HIER_NONBLOCKING: nonblocking and persistent calls on that path too */
     int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
     size_t zero_copy_min;      /* MCOLL_ZERO_COPY_MIN: smallest call (bytes) the plug-in maps the peers'
                                   buffers for, to run it zero-copy (0: never) */

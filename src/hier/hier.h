@@ -31,6 +31,9 @@ void mcoll_hier_free(mcoll_hier *h);
 /* Every domain of at least two ranks: the hierarchy can use NVLink somewhere (1 rank per
  * domain everywhere gives it nothing to do). */
 int mcoll_hier_useful(const mcoll_hier *h);
+/* Nonblocking and persistent calls take the hierarchy too (MCOLL_HIER_NONBLOCKING on every
+ * rank, agreed by mcoll_hier_learn). */
+int mcoll_hier_nonblocking(const mcoll_hier *h);
 /* 1 once, the first time after the domain's GPU engine was built (the plug-in then lists the
  * communicator's record as holding an engine, for the order of teardown). */
 int mcoll_hier_engine_built(mcoll_hier *h);

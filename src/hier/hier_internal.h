@@ -5,6 +5,7 @@
 #ifndef MCOLL_HIER_INTERNAL_H
 #define MCOLL_HIER_INTERNAL_H
 
+#include <stdatomic.h>
 #include "driver.h"
 #include "domains.h"
 #include "hier.h"
@@ -27,6 +28,7 @@ struct mcoll_hier {
     MPI_Comm cross;          /* equal domains: the ranks of this local rank in every domain;
                                 else the first rank of every domain (MPI_COMM_NULL elsewhere);
                                 both in domain order */
+    int nonblocking;         /* every rank has MCOLL_HIER_NONBLOCKING on */
     mcoll_domain_kind kind;
     char text[96];           /* mcoll_hier_describe */
     mcoll_hier_times_t times; /* the calls' time split (mcoll_hier_times), summed by hier_execute */
@@ -45,6 +47,7 @@ struct mcoll_hier {
     /* Nonblocking and persistent calls (hier_op.h): started and not finished, oldest first; and
      * the call being recorded, while mcoll_hier_op_record runs. */
     struct mcoll_hier_op *ops_head, *ops_tail;
+    atomic_int ops_lock;     /* 1 while a thread changes that queue (hier_op.c) */
     struct mcoll_hier_op *recording;
 };
 

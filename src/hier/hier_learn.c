@@ -108,7 +108,7 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
 {
     mcoll_domain_facts mine, *all = NULL;
     mcoll_hier *h = NULL;
-    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[4];
+    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[5];
     const char *fallback = NULL;
 
     *out = NULL;
@@ -123,14 +123,16 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     leader = malloc((size_t)size * sizeof *leader);
     ok = ok && all && leader;
     /* One allreduce: did every rank get this far, do all run the same MCOLL_HIER (the steps
-     * inside a domain must be made alike on its ranks), and could the ranks be more than one
+     * inside a domain must be made alike on its ranks), do all take nonblocking calls on the
+     * hierarchy (MCOLL_HIER_NONBLOCKING), and could the ranks be more than one
      * domain (several nodes, a setting, fabric info)? One node with neither is one domain, and
      * needs no allgather. */
     agreed[0] = !ok;
     agreed[1] = (int)mcoll_settings_get()->hier;
     agreed[2] = -agreed[1];
     agreed[3] = !node_local || mine.domain_size != 0 || mine.fabric >= 0;
-    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 4, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
+    agreed[4] = !mcoll_settings_get()->hier_nonblocking; /* on where every rank has it on */
+    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 5, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
         PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, comm) != MPI_SUCCESS)
         goto none;
     if (agreed[1] != -agreed[2]) {
@@ -141,6 +143,7 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     if (!h) goto none; /* the same on every rank only by luck: then the rest is staged */
     h->rank = rank;
     h->size = size;
+    h->nonblocking = !agreed[4];
     h->domain = h->cross = MPI_COMM_NULL;
     h->kind = mcoll_domains_group(all, size, leader, &fallback);
     if (fallback && rank == 0)
@@ -194,6 +197,8 @@ int mcoll_hier_engine_built(mcoll_hier *h)
     h->engine_reported = 1;
     return 1;
 }
+
+int mcoll_hier_nonblocking(const mcoll_hier *h) { return h && h->nonblocking; }
 
 int mcoll_hier_useful(const mcoll_hier *h) { return h && h->largest >= 2; }
 

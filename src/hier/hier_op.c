@@ -32,8 +32,8 @@ struct mcoll_hier_op {
     int phase;                   /* 0: not started; then a step's own (mpi_phase, or 1) */
     MPI_Request req;
     mcoll_result rc;             /* the first failure; later steps are still made */
-    int in_flight;
-    atomic_int advancing;        /* one thread at a time */
+    atomic_int in_flight;        /* started and not done (read without the queue lock) */
+    atomic_int advancing;        /* one thread at a time advances it */
     struct mcoll_hier_op *queue_next;
 };
 
@@ -101,7 +101,11 @@ char *hier_record_scratch(hier_run *x, size_t bytes)
 {
     mcoll_hier_op *op = x->rec;
     CUdeviceptr p = 0;
-    if (op->scratch) return bytes <= op->scratch_bytes ? op->scratch : NULL; /* one region per call */
+    if (op->scratch && bytes <= op->scratch_bytes) return op->scratch;
+    if (op->scratch) { /* the algorithms take one region per call */
+        if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_INTERNAL;
+        return NULL;
+    }
     if (!x->a->device) op->scratch = malloc(bytes);
     else if (mcoll_cu.cuMemAlloc(&p, bytes) == CUDA_SUCCESS) op->scratch = (char *)(uintptr_t)p;
     if (!op->scratch) {
@@ -275,6 +279,28 @@ static int advance_step(mcoll_hier_op *op)
     return 1;
 }
 
+/* The queue of h's calls in flight is changed by the thread that starts a call and by the one
+ * that finishes the oldest (MPI_THREAD_MULTIPLE allows them to differ). */
+static void queue_lock(mcoll_hier *h)
+{
+    int free_ = 0;
+    while (!atomic_compare_exchange_weak(&h->ops_lock, &free_, 1)) {
+        free_ = 0;
+        sched_yield();
+    }
+}
+
+static void queue_unlock(mcoll_hier *h) { atomic_store(&h->ops_lock, 0); }
+
+static mcoll_hier_op *queue_head(mcoll_hier *h)
+{
+    mcoll_hier_op *op;
+    queue_lock(h);
+    op = h->ops_head;
+    queue_unlock(h);
+    return op;
+}
+
 void mcoll_hier_op_start(mcoll_hier_op *op)
 {
     mcoll_hier *h = op->h;
@@ -284,9 +310,11 @@ void mcoll_hier_op_start(mcoll_hier_op *op)
     op->req = MPI_REQUEST_NULL;
     op->in_flight = 1;
     op->queue_next = NULL;
+    queue_lock(h);
     if (h->ops_tail) h->ops_tail->queue_next = op;
     else h->ops_head = op;
     h->ops_tail = op;
+    queue_unlock(h);
 }
 
 int mcoll_hier_op_in_flight(const mcoll_hier_op *op) { return op->in_flight; }
@@ -294,7 +322,7 @@ int mcoll_hier_op_in_flight(const mcoll_hier_op *op) { return op->in_flight; }
 /* Advance the oldest call of h as far as queries allow. */
 static void advance_head(mcoll_hier *h)
 {
-    mcoll_hier_op *op = h->ops_head;
+    mcoll_hier_op *op = queue_head(h);
     int busy = 0;
     if (!op || !atomic_compare_exchange_strong(&op->advancing, &busy, 1)) return;
     while (op->next < op->nsteps && advance_step(op)) {
@@ -302,10 +330,12 @@ static void advance_head(mcoll_hier *h)
         op->phase = 0;
     }
     if (op->next == op->nsteps) {
+        queue_lock(h);
         h->ops_head = op->queue_next;
         if (!h->ops_head) h->ops_tail = NULL;
         op->queue_next = NULL;
         op->in_flight = 0;
+        queue_unlock(h);
     }
     atomic_store(&op->advancing, 0);
 }
@@ -314,9 +344,9 @@ int mcoll_hier_op_test(mcoll_hier_op *op, mcoll_result *rc)
 {
     /* The calls before it first; each one finished lets the next advance. */
     while (op->in_flight) {
-        const mcoll_hier_op *head = op->h->ops_head;
+        const mcoll_hier_op *head = queue_head(op->h);
         advance_head(op->h);
-        if (op->h->ops_head == head) return 0;
+        if (queue_head(op->h) == head) return 0;
     }
     *rc = op->rc;
     return 1;
@@ -324,9 +354,9 @@ int mcoll_hier_op_test(mcoll_hier_op *op, mcoll_result *rc)
 
 void hier_ops_drain(mcoll_hier *h)
 {
-    while (h->ops_head) {
-        mcoll_hier_op *head = h->ops_head;
+    mcoll_hier_op *head;
+    while ((head = queue_head(h)) != NULL) {
         advance_head(h);
-        if (h->ops_head == head) sched_yield();
+        if (queue_head(h) == head) sched_yield();
     }
 }

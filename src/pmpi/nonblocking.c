@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "request.h"
 #include "engine.h"
+#include "hier.h"
 #include "plugin.h"
 #include "validate.h"
 #include "clock.h"
@@ -96,6 +97,7 @@ const mcoll_nb_coll mcoll_nb_allgather = {&mcoll_coll_allgather, "iallgather", i
  * a nonblocking call must not wait for the other ranks (comm_attr.h). */
 static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
 {
+    int err;
     if (mcoll_plugin_active && !mcoll_comm_is_null(c->comm)) {
         char fn[64];
         if (!request) return mcoll_raise_in(mcoll_call_name(c, fn, sizeof fn), c->comm, MPI_ERR_ARG);
@@ -103,7 +105,11 @@ static int prepare(mcoll_call *c, mcoll_decision *d, MPI_Request *request)
         c->cs = mcoll_comm_state_find(c->comm);
     }
     c->nonblocking = 1;
-    return mcoll_pmpi_prepare(c, d);
+    err = mcoll_pmpi_prepare(c, d);
+    /* Their steps advance only inside MPI completion calls (docs/hierarchical.md): asked for. */
+    if (err == MPI_SUCCESS && d->path == MCOLL_PATH_HIER && !mcoll_hier_nonblocking(c->cs->hier))
+        mcoll_decide_without_engine(c, d, "hierarchical: nonblocking calls not asked for (MCOLL_HIER_NONBLOCKING)");
+    return err;
 }
 
 int mcoll_nb_run(mcoll_call *c, const mcoll_nb_coll *nb, MPI_Request *request)

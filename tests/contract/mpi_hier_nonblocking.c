@@ -1,7 +1,8 @@
 /* Nonblocking and persistent hierarchical calls on "device" buffers of the contract driver, under
  * mpirun, with the steps inside each domain made through MPI (MCOLL_HIER=mpi, MCOLL_DOMAIN_SIZE=2,
  * MPI not CUDA-aware unless the environment says, MCOLL_STAGE_CHUNK=64K so that calls run in
- * several chunks or pieces; test_hier.sh runs it in other settings too): many
+ * several chunks or pieces, MCOLL_HIER_NONBLOCKING=1; test_hier.sh runs it in other settings
+ * too, and with the setting off on some rank, where every call must be staged): many
  * calls of every hierarchical collective outstanding at once, with a blocking call between
  * them, which finishes them first; a start that must not wait for the peers; persistent allreduce and bcast started
  * several times; a communicator freed with a call in flight. Every result is checked against the
@@ -19,7 +20,7 @@
 #include "contract/hier_test.h"
 #include "common/pcoll.h"
 
-static int world_rank, world_size, cuda_aware;
+static int world_rank, world_size, cuda_aware, hier_nonblocking;
 static long sub_calls;
 
 static void note(MPI_Comm c, const char *call, const void *s, const void *r)
@@ -208,7 +209,7 @@ static void many_outstanding(int n, int round)
     /* It made its steps after theirs, so they are done: one test completes them all. */
     for (i = 0; i < k; i++) reqs[i] = p[i].req;
     MPI_Testall(k, reqs, &done, MPI_STATUSES_IGNORE);
-    if (!done) CT_FAIL("the nonblocking calls before a blocking hierarchical call were not finished by it");
+    if (!done && hier_nonblocking) CT_FAIL("the nonblocking calls before a blocking hierarchical call were not finished by it");
     for (i = 0; i < k; i++) p[i].req = reqs[i];
     start_allgather(&p[k], round + k, n), k++;
     start_reduce_scatter(&p[k], round + k, n), k++;
@@ -295,12 +296,19 @@ int main(int argc, char **argv)
 
     cuda_aware = hier_test_settings();
     setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
+    /* On unless the run says; "rank0" turns it on for world rank 0 alone, which must leave it
+     * off everywhere (the ranks agree when they learn the domains). */
+    setenv("MCOLL_HIER_NONBLOCKING", "1", 0);
+    if (!strcmp(getenv("MCOLL_HIER_NONBLOCKING"), "rank0"))
+        setenv("MCOLL_HIER_NONBLOCKING", getenv("OMPI_COMM_WORLD_RANK") && atoi(getenv("OMPI_COMM_WORLD_RANK")) == 0 ? "1" : "0", 1);
+    hier_nonblocking = getenv("MCOLL_HIER_NONBLOCKING")[0] == '1';
     devmem_mpi_init(&argc, &argv, &world_rank, &world_size, &dev);
 
     /* A first blocking call on device memory learns the domains (nonblocking calls never ask). */
     d_warm = device_ints(&warm, 1);
     MPI_Allreduce(MPI_IN_PLACE, d_warm, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     d_release(d_warm);
+    MPI_Allreduce(MPI_IN_PLACE, &hier_nonblocking, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD); /* on where all have it */
 
     before = sub_calls;
     for (k = 0; k < (int)(sizeof counts / sizeof counts[0]); k++) many_outstanding(counts[k], k);
@@ -310,6 +318,9 @@ int main(int argc, char **argv)
     checkpoint();
     before = sub_calls - before;
     MPI_Allreduce(MPI_IN_PLACE, &before, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
-    if (before == 0) CT_FAIL("no nonblocking MPI call on a domain or cross communicator: not the hierarchical path");
+    if (hier_nonblocking && before == 0)
+        CT_FAIL("no nonblocking MPI call on a domain or cross communicator: not the hierarchical path");
+    if (!hier_nonblocking && before != 0)
+        CT_FAIL("MCOLL_HIER_NONBLOCKING is off on some rank, yet %ld nonblocking calls ran on sub-communicators", before);
     return devmem_finish("mpi_hier_nonblocking", dev);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # mpi_hier in its other settings (run.sh runs it with MCOLL_DOMAIN_SIZE=2, MPI not CUDA-aware),
-# and mpi_hier_nonblocking in three of them:
+# and mpi_hier_nonblocking in three of them, with MCOLL_HIER_NONBLOCKING off, and on for one rank
+# only (off everywhere then):
 # unequal domains (3 + 1 at 4 ranks) and one rank per domain (left to the staged path), a
 # CUDA-aware MPI (device pointers between domains), 3 ranks (a last domain of one), and
 # MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
@@ -26,15 +27,18 @@ run_nonblocking() { # name, np, then VAR=value settings
     name=$1 np=$2
     shift 2
     log=$BUILD/tests/logs/hier.nonblocking.$name.out
-    env "$@" "$MPIRUN" -np "$np" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE "$PROG"_nonblocking > "$log" 2>&1
+    env "$@" "$MPIRUN" -np "$np" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE -x MCOLL_HIER_NONBLOCKING \
+        "$PROG"_nonblocking > "$log" 2>&1
     rc=$?
     grep -q "^mpi_hier_nonblocking: PASS" "$log" ||
         { echo "FAIL: mpi_hier_nonblocking $name (exit $rc)"; tail -n 20 "$log"; exit 1; }
     echo "PASS: mpi_hier_nonblocking $name"
 }
-run_nonblocking unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0
-run_nonblocking cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1
-run_nonblocking np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0
+run_nonblocking unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1
+run_nonblocking cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER_NONBLOCKING=1
+run_nonblocking np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1
+run_nonblocking off "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=0
+run_nonblocking disagree "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=rank0
 run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run one-rank-domains "$NP" MCOLL_DOMAIN_SIZE=1 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=

@@ -68,7 +68,8 @@
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
 #              between), every collective and root, odd counts, against host results; the
 #              PMPI INFO lines must show calls on the `hier` path; and gpu_nonblocking at
-#              MCOLL_DOMAIN_SIZE=2 (hier-nb-d2: nonblocking and persistent calls on that path)
+#              MCOLL_DOMAIN_SIZE=2 and MCOLL_HIER_NONBLOCKING=1 (hier-nb-d2: nonblocking and
+#              persistent calls on that path)
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -621,7 +622,7 @@ mpi_cmd() {
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     # The settings a step sets for its ranks (run.sh exports them per step).
     local v
-    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING MCOLL_STORE_INPUTS; do
+    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_HIER_NONBLOCKING MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING MCOLL_STORE_INPUTS; do
         if [ -n "${!v-}" ]; then MPI+=(-x "$v=${!v}"); fi
     done
 }
@@ -820,7 +821,7 @@ if selected hier; then
     # completion calls, the engine's steps launched from there).
     prog=$BUILD/tests/gpu/gpu_nonblocking
     if gpu_ready hier-nb-d2 "$rg" "$mps" "$prog"; then
-        MCOLL_DOMAIN_SIZE=2 mpi_cmd 4 "${mps%%(*}" INFO 1
+        MCOLL_DOMAIN_SIZE=2 MCOLL_HIER_NONBLOCKING=1 mpi_cmd 4 "${mps%%(*}" INFO 1
         MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
         run_step hier-nb-d2 "$rg" "$mps" "$OUT/hier-nb-d2-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     fi
