@@ -120,6 +120,11 @@ $(B)/tests/contract/mpi_zero_copy: STATIC_LINK += -Wl,--wrap=mcoll_launch_allred
 # Launchers that launch nothing: the survivors must get a dead peer's failure, not results.
 $(B)/tests/contract/dead_peer: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_allreduce_direct
 
+# The hierarchy's domain engines on launchers that compute nothing.
+$(B)/tests/contract/mpi_hier_engine: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_reduce \
+    -Wl,--wrap=mcoll_launch_bcast -Wl,--wrap=mcoll_launch_reduce_scatter -Wl,--wrap=mcoll_launch_allgather \
+    -Wl,--wrap=mcoll_launch_gather -Wl,--wrap=mcoll_launch_ll
+
 # The kernel's completion word written by a thread, late or never.
 $(B)/tests/contract/mpi_word: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce
 

@@ -27,6 +27,7 @@ struct mcoll_hier_op {
     size_t host_bytes;
     int host_registered;
     CUevent event;               /* after the queued work of the step under way */
+    CUevent marks[2];            /* MARK and WAIT steps (engine steps only) */
     /* The current start. */
     size_t next;                 /* the step under way */
     int phase;                   /* 0: not started; then a step's own (mpi_phase, or 1) */
@@ -64,6 +65,7 @@ void hier_record_engine(hier_run *x, const hier_engine_step *e)
     hier_step *s = append(x, HIER_STEP_ENGINE);
     if (!s) return;
     s->engine = *e;
+    s->queued = x->queued;
     x->rec->engine = x->engine;
 }
 
@@ -94,7 +96,17 @@ void hier_record_mpi(hier_run *x, const hier_mpi_step *m)
 void hier_record_copy(hier_run *x, const hier_copy_step *c)
 {
     hier_step *s = append(x, HIER_STEP_COPY);
-    if (s) s->copy = *c;
+    if (!s) return;
+    s->copy = *c;
+    s->queued = x->queued && x->engine;
+}
+
+void hier_record_point(hier_run *x, hier_step_kind kind, int slot)
+{
+    hier_step *s = append(x, kind);
+    if (!s) return;
+    s->slot = slot;
+    x->rec->engine = x->engine;
 }
 
 char *hier_record_scratch(hier_run *x, size_t bytes)
@@ -137,10 +149,11 @@ mcoll_hier_op *mcoll_hier_op_record(mcoll_hier *h, const mcoll_hier_args *a, mco
         op->host = mcoll_host_alloc_near((int)dev, op->host_bytes, &op->host_registered);
         if (!op->host) *rc = MCOLL_ERR_NO_MEMORY;
     }
-    if (*rc == MCOLL_SUCCESS && a->device && mcoll_cu.cuEventCreate(&op->event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
-        op->event = NULL;
+    if (*rc == MCOLL_SUCCESS && a->device &&
+        (mcoll_cu.cuEventCreate(&op->event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
+         (op->engine && (mcoll_cu.cuEventCreate(&op->marks[0], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS ||
+                         mcoll_cu.cuEventCreate(&op->marks[1], CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS))))
         *rc = MCOLL_ERR_CUDA;
-    }
     if (*rc != MCOLL_SUCCESS) {
         mcoll_hier_op_free(op);
         return NULL;
@@ -160,6 +173,8 @@ void mcoll_hier_op_free(mcoll_hier_op *op)
     }
     if (op->host) mcoll_host_free_near(op->host, op->host_bytes, op->host_registered);
     if (op->event) mcoll_cu.cuEventDestroy(op->event);
+    if (op->marks[0]) mcoll_cu.cuEventDestroy(op->marks[0]);
+    if (op->marks[1]) mcoll_cu.cuEventDestroy(op->marks[1]);
     free(op);
 }
 
@@ -177,16 +192,32 @@ static void cu_check(mcoll_hier_op *op, CUresult r, const char *what)
     failed(op, MCOLL_ERR_CUDA);
 }
 
-/* 1 once the work before op->event is done. */
-static int event_passed(mcoll_hier_op *op)
+/* 1 once the work before `event` is done. */
+static int passed(mcoll_hier_op *op, CUevent event)
 {
-    CUresult r = mcoll_cu.cuEventQuery(op->event);
+    CUresult r = mcoll_cu.cuEventQuery(event);
     if (r == CUDA_ERROR_NOT_READY) return 0;
     cu_check(op, r, "cuEventQuery");
     return 1;
 }
 
-/* Queued on the engine; done when the event after it has passed (a peer gone ends it too). */
+static int event_passed(mcoll_hier_op *op) { return passed(op, op->event); }
+
+static CUstream engine_stream(const mcoll_hier_op *op) { return (CUstream)mcoll_comm_stream(op->engine); }
+
+/* Until the engine has run what is queued on it (a peer gone ends the wait too). */
+static int engine_done(mcoll_hier_op *op)
+{
+    if (op->phase == 0) {
+        cu_check(op, mcoll_cu.cuEventRecord(op->event, engine_stream(op)), "cuEventRecord");
+        op->phase = 1;
+    }
+    if (!event_passed(op)) return 0;
+    if (mcoll_watch_aborted(&op->engine->team->watch)) failed(op, MCOLL_ERR_ABORTED);
+    return 1;
+}
+
+/* Queued on the engine; inside a pipeline done at once, else when the engine has run it. */
 static int engine_step(mcoll_hier_op *op, const hier_step *s)
 {
     mcoll_result r;
@@ -196,19 +227,17 @@ static int engine_step(mcoll_hier_op *op, const hier_step *s)
             MCOLL_WARN("nonblocking hierarchical collective: the domain's engine failed (%s)", mcoll_strerror(r));
             failed(op, r);
         }
-        cu_check(op, mcoll_cu.cuEventRecord(op->event, (CUstream)mcoll_comm_stream(op->engine)), "cuEventRecord");
-        op->phase = 1;
+        if (s->queued) return 1;
     }
-    if (!event_passed(op)) return 0;
-    if (mcoll_watch_aborted(&op->engine->team->watch)) failed(op, MCOLL_ERR_ABORTED);
-    return 1;
+    return engine_done(op);
 }
 
 static int copy_step(mcoll_hier_op *op, const hier_step *s)
 {
     if (op->phase == 0) {
-        cu_check(op, hier_copy_queue(&s->copy, op->a.device, op->h->stream), "device copy");
-        if (!op->a.device) return 1;
+        cu_check(op, hier_copy_queue(&s->copy, op->a.device, s->queued ? engine_stream(op) : op->h->stream),
+                 "device copy");
+        if (!op->a.device || s->queued) return 1;
         cu_check(op, mcoll_cu.cuEventRecord(op->event, op->h->stream), "cuEventRecord");
         op->phase = 1;
     }
@@ -275,6 +304,11 @@ static int advance_step(mcoll_hier_op *op)
     case HIER_STEP_ENGINE: return engine_step(op, s);
     case HIER_STEP_COPY: return copy_step(op, s);
     case HIER_STEP_MPI: return mpi_step(op, s);
+    case HIER_STEP_MARK:
+        cu_check(op, mcoll_cu.cuEventRecord(op->marks[s->slot], engine_stream(op)), "cuEventRecord");
+        return 1;
+    case HIER_STEP_WAIT: return passed(op, op->marks[s->slot]);
+    case HIER_STEP_FINISH: return engine_done(op);
     }
     return 1;
 }

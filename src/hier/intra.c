@@ -40,21 +40,28 @@ static void engine_step(hier_run *x, hier_engine_kind kind, const void *in, void
     else engine_done(x, hier_engine_queue(x->engine, x->a, &s));
 }
 
-int hier_can_queue(const hier_run *x) { return x->engine && x->h->marks[1] && !x->rec; }
+/* Recorded calls queue as blocking ones do: their marks, waits and finish become steps. */
+int hier_can_queue(const hier_run *x) { return x->engine && x->h->marks[1]; }
 
 void hier_intra_mark(hier_run *x, int slot)
 {
-    if (x->engine && !x->rec) cu_done(x, mcoll_cu.cuEventRecord(x->h->marks[slot], mcoll_comm_stream(x->engine)));
+    if (!x->engine) return;
+    if (x->rec) hier_record_point(x, HIER_STEP_MARK, slot);
+    else cu_done(x, mcoll_cu.cuEventRecord(x->h->marks[slot], mcoll_comm_stream(x->engine)));
 }
 
 void hier_intra_wait(hier_run *x, int slot)
 {
-    if (x->engine && !x->rec) cu_done(x, mcoll_cu.cuEventSynchronize(x->h->marks[slot]));
+    if (!x->engine) return;
+    if (x->rec) hier_record_point(x, HIER_STEP_WAIT, slot);
+    else cu_done(x, mcoll_cu.cuEventSynchronize(x->h->marks[slot]));
 }
 
 void hier_intra_finish(hier_run *x)
 {
-    if (x->engine && !x->rec) engine_done(x, mcoll_comm_sync(x->engine));
+    if (!x->engine) return;
+    if (x->rec) hier_record_point(x, HIER_STEP_FINISH, 0);
+    else engine_done(x, mcoll_comm_sync(x->engine));
 }
 
 static const void *source(const void *in, const void *out) { return in == MPI_IN_PLACE ? out : in; }

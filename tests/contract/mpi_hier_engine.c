@@ -1,0 +1,147 @@
+/* Hierarchical calls with the domains' GPU engines on (MCOLL_HIER=auto, two simulated domains of
+ * 2), on the contract driver with the kernel launchers replaced: the launches touch what a kernel
+ * would (every rank's signal pad) and compute nothing. A smoke test of the engine's side, which
+ * the other CPU tests (MPI inside the domains) never reach: blocking calls cut into chunks or
+ * pieces, with their engine steps and reordering copies queued on the engine's stream, and their
+ * nonblocking and persistent forms (MCOLL_HIER_NONBLOCKING=1), which replay the recorded steps
+ * with their marks and waits, every event answering NOT_READY twice. Checked: every call
+ * completes without error, each nonblocking call makes as many engine launches as its blocking
+ * form, no rule of the driver is broken and nothing is left allocated. Not visible here: results,
+ * and whether the engine's work is waited for before the MPI steps read it (the fake kernels
+ * write nothing); the GPU suite's hier steps check those. The launchers are replaced at link
+ * time (tests/build.mk: --wrap). */
+#define _GNU_SOURCE
+#include "contract/devmem.h"
+#include "contract/hier_test.h"
+#include "launch.h"
+
+static long launches;
+
+static int fake_launch(const mcoll_dev_team *team, void *stream)
+{
+    int i;
+    launches++;
+    for (i = 0; i < team->size; i++)
+        if (mcoll_contract_kernel_access((CUstream)stream, (CUdeviceptr)(uintptr_t)team->peer_signal[i],
+                                         MCOLL_SIGNAL_BYTES, 1) != CUDA_SUCCESS)
+            CT_FAIL("launch on a team that is gone");
+    return MCOLL_LAUNCH_OK;
+}
+
+int __wrap_mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                                  size_t count, mcoll_dtype dtype, mcoll_op op, void *stream)
+{
+    (void)access, (void)sendbuf, (void)recvbuf, (void)count, (void)dtype, (void)op;
+    return fake_launch(team, stream);
+}
+
+int __wrap_mcoll_launch_reduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                               size_t count, mcoll_dtype dtype, mcoll_op op, int root, void *stream)
+{
+    (void)access, (void)sendbuf, (void)recvbuf, (void)count, (void)dtype, (void)op, (void)root;
+    return fake_launch(team, stream);
+}
+
+int __wrap_mcoll_launch_bcast(const mcoll_dev_team *team, mcoll_access access, void *buf, size_t bytes, int root,
+                              void *stream)
+{
+    (void)access, (void)buf, (void)bytes, (void)root;
+    return fake_launch(team, stream);
+}
+
+int __wrap_mcoll_launch_reduce_scatter(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
+                                       void *recvbuf, size_t recvcount, mcoll_dtype dtype, mcoll_op op, void *stream)
+{
+    (void)access, (void)sendbuf, (void)recvbuf, (void)recvcount, (void)dtype, (void)op;
+    return fake_launch(team, stream);
+}
+
+int __wrap_mcoll_launch_allgather(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                                  size_t sendbytes, void *stream)
+{
+    (void)access, (void)sendbuf, (void)recvbuf, (void)sendbytes;
+    return fake_launch(team, stream);
+}
+
+int __wrap_mcoll_launch_gather(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf, void *recvbuf,
+                               size_t bytes, int root, void *stream)
+{
+    (void)access, (void)sendbuf, (void)recvbuf, (void)bytes, (void)root;
+    return fake_launch(team, stream);
+}
+
+int __wrap_mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call, void *stream)
+{
+    (void)call;
+    return fake_launch(team, stream);
+}
+
+typedef enum { ALLREDUCE, REDUCE, BCAST, ALLGATHER, REDUCE_SCATTER, CALLS } call_kind;
+static const char *const names[CALLS] = {"allreduce", "reduce", "bcast", "allgather", "reduce_scatter_block"};
+
+/* Call `kind` on n ints per rank (per block for allgather and reduce-scatter), blocking or as a
+ * nonblocking start; its request in *req. */
+static int call(call_kind kind, int *in, int *out, int n, int nonblocking, MPI_Request *req)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+    switch (kind) {
+    case ALLREDUCE:
+        return nonblocking ? MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, w, req)
+                           : MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, w);
+    case REDUCE:
+        return nonblocking ? MPI_Ireduce(in, out, n, MPI_INT, MPI_SUM, 1, w, req)
+                           : MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, 1, w);
+    case BCAST: return nonblocking ? MPI_Ibcast(out, n, MPI_INT, 2, w, req) : MPI_Bcast(out, n, MPI_INT, 2, w);
+    case ALLGATHER:
+        return nonblocking ? MPI_Iallgather(in, n, MPI_INT, out, n, MPI_INT, w, req)
+                           : MPI_Allgather(in, n, MPI_INT, out, n, MPI_INT, w);
+    default:
+        return nonblocking ? MPI_Ireduce_scatter_block(in, out, n, MPI_INT, MPI_SUM, w, req)
+                           : MPI_Reduce_scatter_block(in, out, n, MPI_INT, MPI_SUM, w);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* One chunk or piece, and several (64 KiB chunks; blocks of 4 ranks). */
+    static const int counts[] = {333, 3 * 16384 + 5};
+    int rank, size, k, c, *in, *out, nonblocking, in_pair;
+    long blocking_launches[CALLS][2], before;
+    MPI_Request req;
+    CUdevice dev;
+
+    setenv("MCOLL_HIER", "auto", 1);
+    setenv("MCOLL_HIER_NONBLOCKING", "1", 1);
+    setenv("MCOLL_RESIDENT", "0", 1);
+    setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
+    hier_test_settings();
+    setenv("MCOLL_ENGINE", "auto", 1);
+    devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
+    (void)check_host; /* devmem.h's; every buffer here may reach the MPI */
+    in_pair = rank / 2 * 2 + 1 < size; /* a domain of one rank (the last, at odd sizes) has no engine */
+    in = d_alloc(4 * (size_t)counts[1] * (size_t)size * sizeof(int));
+    out = d_alloc(4 * (size_t)counts[1] * (size_t)size * sizeof(int));
+
+    for (nonblocking = 0; nonblocking < 2; nonblocking++)
+        for (k = 0; k < CALLS; k++)
+            for (c = 0; c < 2; c++) {
+                before = launches;
+                ct_checks++;
+                if (call((call_kind)k, in, out, counts[c], nonblocking, &req) != MPI_SUCCESS ||
+                    (nonblocking && MPI_Wait(&req, MPI_STATUS_IGNORE) != MPI_SUCCESS)) {
+                    CT_FAIL("%s%s of %d ints failed", nonblocking ? "nonblocking " : "", names[k], counts[c]);
+                    continue;
+                }
+                if (!nonblocking) {
+                    blocking_launches[k][c] = launches - before;
+                    if (launches == before && in_pair) CT_FAIL("%s of %d ints launched nothing: no engine", names[k], counts[c]);
+                } else if (launches - before != blocking_launches[k][c]) {
+                    CT_FAIL("nonblocking %s of %d ints: %ld engine launches, its blocking form %ld", names[k],
+                            counts[c], launches - before, blocking_launches[k][c]);
+                }
+            }
+    checkpoint();
+    d_release(in);
+    d_release(out);
+    return devmem_finish("mpi_hier_engine", dev);
+}
