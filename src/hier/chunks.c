@@ -23,11 +23,11 @@ size_t hier_chunk_elements(const hier_chunks *c, size_t k)
     return c->body - off < c->chunk ? c->body - off : c->chunk;
 }
 
-hier_chunks hier_block_chunking(const hier_run *x, size_t n)
+hier_chunks hier_pieces(const hier_run *x, size_t n, size_t ways)
 {
     hier_chunks c;
     c.body = n;
-    c.slice = mcoll_settings_get()->stage_chunk / x->a->esize / (size_t)x->h->domains;
+    c.slice = mcoll_settings_get()->stage_chunk / x->a->esize / ways;
     if (c.slice == 0) c.slice = 1;
     if (c.slice > n) c.slice = n;
     c.chunk = c.slice;

@@ -3,7 +3,7 @@
  *
  * Equal domains: every rank gathers the blocks of its local rank from every domain (MPI, 1/d of
  * the blocks), the domain all-gathers those bundles, and the blocks are moved to rank order. The
- * blocks are cut into pieces (hier_block_chunking) and pipelined: piece k's all-gather and
+ * blocks are cut into pieces (hier_pieces) and pipelined: piece k's all-gather and
  * reordering are queued on the engine while piece k+1 crosses the MPI, into the other of two
  * bundle slots; piece k+2 waits for piece k's steps before it reuses that slot:
  *     MPI(0) AG(0) P(0) mark0 | MPI(1) AG(1) P(1) mark1 | wait0, MPI(2) AG(2) P(2) mark0 | ...
@@ -24,7 +24,7 @@ static void local_major(hier_run *x)
 {
     mcoll_hier *h = x->h;
     size_t n = x->a->count, k, q;
-    hier_chunks c = hier_block_chunking(x, n);
+    hier_chunks c = hier_pieces(x, n, (size_t)h->domains);
     size_t bundle_bytes = HIER_BYTES(x, c.chunk * (size_t)h->domains);
     char *scratch = hier_scratch(x, 2 * bundle_bytes + HIER_BYTES(x, c.chunk * (size_t)h->size) + 768), *next = scratch;
     char *bundle[2], *all;

@@ -8,7 +8,7 @@
  * and then between domains whole.
  *
  * Domains of unequal size: reduce to the first rank of each domain, allreduce between those,
- * broadcast inside each domain. */
+ * broadcast inside each domain; in chunks of MCOLL_STAGE_CHUNK bytes, pipelined as above. */
 #include "hier_internal.h"
 
 /* Chunk k's slice, reduce-scattered inside the domain, allreduced between domains and
@@ -44,15 +44,40 @@ static void sliced(hier_run *x)
     }
 }
 
+/* What the chunks of a call through the leaders share. */
+typedef struct {
+    hier_chunks c;
+    const char *in;          /* MPI_IN_PLACE at a leader of an in-place call */
+} leader_chunks;
+
+/* Chunk k reduced to the domain's first rank (queued on the engine). */
+static void reduce_chunk(hier_run *x, size_t k, void *ctx)
+{
+    const leader_chunks *l = ctx;
+    size_t at = k * l->c.chunk;
+    hier_intra_reduce(x, l->in == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, l->in, at), HIER_AT(x, x->a->recvbuf, at),
+                      hier_chunk_elements(&l->c, k), 0);
+}
+
+/* Chunk k allreduced between the first ranks, then broadcast inside the domain. */
+static void share_chunk(hier_run *x, size_t k, void *ctx)
+{
+    const leader_chunks *l = ctx;
+    char *out = HIER_AT(x, x->a->recvbuf, k * l->c.chunk);
+    size_t q = hier_chunk_elements(&l->c, k);
+    if (x->h->local_rank == 0) hier_inter_allreduce(x, MPI_IN_PLACE, out, q);
+    hier_intra_bcast(x, out, q, 0);
+}
+
+/* Pipelined in chunks (hier_pipeline): chunk k+1 is reduced inside the domain while chunk k
+ * crosses the MPI. */
 static void through_leaders(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
     int leader = x->h->local_rank == 0;
     /* MPI_IN_PLACE is the root's alone in a reduce. */
-    const void *in = a->sendbuf == MPI_IN_PLACE && !leader ? a->recvbuf : a->sendbuf;
-    hier_intra_reduce(x, in, a->recvbuf, a->count, 0);
-    if (leader) hier_inter_allreduce(x, MPI_IN_PLACE, a->recvbuf, a->count);
-    hier_intra_bcast(x, a->recvbuf, a->count, 0);
+    leader_chunks l = {hier_pieces(x, a->count, 1), a->sendbuf == MPI_IN_PLACE && !leader ? a->recvbuf : a->sendbuf};
+    hier_pipeline(x, l.c.chunks, reduce_chunk, share_chunk, &l);
 }
 
 mcoll_result mcoll_hier_allreduce(mcoll_hier *h, const mcoll_hier_args *a)

@@ -9,7 +9,7 @@
  * bytes go between domains whole, from every local rank (a few bytes).
  *
  * Domains of unequal size: the root's domain broadcasts inside itself, the first ranks of the
- * domains between them, and the other domains inside themselves. */
+ * domains between them, and the other domains inside themselves; in chunks, pipelined. */
 #include "hier_internal.h"
 
 /* The root's domain. Two marks alternate: chunk k's broadcast is waited for before its slices
@@ -68,14 +68,46 @@ static void sliced(hier_run *x)
     }
 }
 
+/* What the chunks of a call through the leaders share. */
+typedef struct {
+    hier_chunks c;
+    int rd;
+} leader_chunks;
+
+static void bcast_in_root_domain(hier_run *x, size_t k, void *ctx)
+{
+    const leader_chunks *l = ctx;
+    hier_intra_bcast(x, HIER_AT(x, x->a->recvbuf, k * l->c.chunk), hier_chunk_elements(&l->c, k),
+                     x->h->local_of[x->a->root]);
+}
+
+static void bcast_from_root_domain(hier_run *x, size_t k, void *ctx)
+{
+    const leader_chunks *l = ctx;
+    if (x->h->local_rank == 0)
+        hier_inter_bcast(x, HIER_AT(x, x->a->recvbuf, k * l->c.chunk), hier_chunk_elements(&l->c, k), l->rd);
+}
+
+/* In chunks of MCOLL_STAGE_CHUNK bytes. The root's domain: chunk k+1 is broadcast inside it
+ * while its first rank sends chunk k to the others' (hier_pipeline). The other domains: chunk k
+ * arrives at the first rank, and its broadcast inside the domain is queued while chunk k+1
+ * arrives. */
 static void through_leaders(hier_run *x)
 {
-    const mcoll_hier_args *a = x->a;
     mcoll_hier *h = x->h;
-    int rd = h->domain_of[a->root];
-    if (h->my_domain == rd) hier_intra_bcast(x, a->recvbuf, a->count, h->local_of[a->root]);
-    if (h->local_rank == 0) hier_inter_bcast(x, a->recvbuf, a->count, rd);
-    if (h->my_domain != rd) hier_intra_bcast(x, a->recvbuf, a->count, 0);
+    leader_chunks l = {hier_pieces(x, x->a->count, 1), h->domain_of[x->a->root]};
+    size_t k;
+    if (h->my_domain == l.rd) {
+        hier_pipeline(x, l.c.chunks, bcast_in_root_domain, bcast_from_root_domain, &l);
+        return;
+    }
+    x->queued = hier_can_queue(x);
+    for (k = 0; k < l.c.chunks; k++) {
+        bcast_from_root_domain(x, k, &l);
+        hier_intra_bcast(x, HIER_AT(x, x->a->recvbuf, k * l.c.chunk), hier_chunk_elements(&l.c, k), 0);
+    }
+    hier_intra_finish(x);
+    x->queued = 0;
 }
 
 mcoll_result mcoll_hier_bcast(mcoll_hier *h, const mcoll_hier_args *a)

@@ -134,11 +134,12 @@ hier_chunks hier_chunking(const hier_run *x, size_t n);
 /* Elements of chunk k (a multiple of d). */
 size_t hier_chunk_elements(const hier_chunks *c, size_t k);
 
-/* Allgather and reduce-scatter on equal domains: each rank's block of n elements is cut into
- * `chunks` pieces of `chunk` elements (the last may be shorter; body = n, slice = chunk), so that
- * a chunk's step between domains moves about MCOLL_STAGE_CHUNK bytes per rank (one piece from
- * every domain). */
-hier_chunks hier_block_chunking(const hier_run *x, size_t n);
+/* n elements cut into `chunks` pieces of `chunk` elements (the last may be shorter; body = n,
+ * slice = chunk) of MCOLL_STAGE_CHUNK / ways bytes: ways = D for each rank's block of allgather
+ * and reduce-scatter on equal domains (a step between domains then moves about MCOLL_STAGE_CHUNK
+ * bytes per rank, one piece from every domain), 1 for the vector of the calls through the
+ * domains' first ranks (unequal domains). */
+hier_chunks hier_pieces(const hier_run *x, size_t n, size_t ways);
 
 /* The two-slot pipeline: for every chunk k, queue(k) (steps queued on the engine), a mark in
  * slot k % 2, and then, while chunk k runs, a wait for chunk k - 1's mark and finish(k - 1)

@@ -8,7 +8,8 @@
  * root's local rank, then between those to the root.
  *
  * Domains of unequal size: reduce to the first rank of each domain, reduce between those to the
- * first rank of the root's domain, which broadcasts inside its domain when it is not the root. */
+ * first rank of the root's domain, which broadcasts inside its domain when it is not the root;
+ * in chunks of MCOLL_STAGE_CHUNK bytes, pipelined as above. */
 #include "hier_internal.h"
 
 static const void *input(const hier_run *x)
@@ -59,18 +60,45 @@ static void sliced(hier_run *x)
     }
 }
 
+/* What the chunks of a call through the leaders share. */
+typedef struct {
+    hier_chunks c;
+    char *sum;               /* the domain's sum, at its first rank */
+    int rd, root_domain;
+} leader_chunks;
+
+/* Chunk k reduced to the domain's first rank (queued on the engine). */
+static void reduce_chunk(hier_run *x, size_t k, void *ctx)
+{
+    const leader_chunks *l = ctx;
+    size_t at = k * l->c.chunk;
+    hier_intra_reduce(x, HIER_AT(x, input(x), at), HIER_AT(x, l->sum, at), hier_chunk_elements(&l->c, k), 0);
+}
+
+/* Chunk k reduced between the first ranks to the root's domain, and passed to the root there. */
+static void reduce_between(hier_run *x, size_t k, void *ctx)
+{
+    const leader_chunks *l = ctx;
+    const mcoll_hier_args *a = x->a;
+    mcoll_hier *h = x->h;
+    size_t at = k * l->c.chunk, q = hier_chunk_elements(&l->c, k);
+    char *sum = HIER_AT(x, l->sum, at);
+    if (h->local_rank == 0) hier_inter_reduce(x, l->root_domain ? MPI_IN_PLACE : sum, sum, q, l->rd);
+    if (!l->root_domain) return;
+    if (h->local_of[a->root] != 0) hier_intra_bcast(x, sum, q, 0);
+    if (h->rank == a->root) hier_copy(x, HIER_AT(x, a->recvbuf, at), sum, HIER_BYTES(x, q));
+}
+
+/* Pipelined in chunks (hier_pipeline): chunk k+1 is reduced inside the domain while chunk k
+ * crosses the MPI. */
 static void through_leaders(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
     mcoll_hier *h = x->h;
-    int rd = h->domain_of[a->root], leader = h->local_rank == 0, root_domain = h->my_domain == rd;
-    char *sum = hier_scratch(x, HIER_BYTES(x, a->count));
-    if (!sum) return;
-    hier_intra_reduce(x, input(x), sum, a->count, 0);
-    if (leader) hier_inter_reduce(x, root_domain ? MPI_IN_PLACE : sum, sum, a->count, rd);
-    if (!root_domain) return;
-    if (h->local_of[a->root] != 0) hier_intra_bcast(x, sum, a->count, 0);
-    if (h->rank == a->root) hier_copy(x, a->recvbuf, sum, HIER_BYTES(x, a->count));
+    leader_chunks l = {hier_pieces(x, a->count, 1), hier_scratch(x, HIER_BYTES(x, a->count)), h->domain_of[a->root],
+                       h->my_domain == h->domain_of[a->root]};
+    if (!l.sum) return;
+    hier_pipeline(x, l.c.chunks, reduce_chunk, reduce_between, &l);
 }
 
 mcoll_result mcoll_hier_reduce(mcoll_hier *h, const mcoll_hier_args *a)

@@ -3,7 +3,7 @@
  * Equal domains: the blocks are first ordered by the local rank of their destination (on the
  * GPU), reduce-scattered inside the domain, so each rank holds its domain's sum of the blocks of
  * its local rank in every domain, and reduce-scattered between domains (MPI, 1/d of the blocks).
- * The blocks are cut into pieces (hier_block_chunking) and pipelined (hier_pipeline): piece k+1 is
+ * The blocks are cut into pieces (hier_pieces) and pipelined (hier_pipeline): piece k+1 is
  * ordered and reduce-scattered on the engine while piece k crosses the MPI.
  *
  * Domains of unequal size: reduce the whole vector to each domain's first rank, which orders it
@@ -49,7 +49,7 @@ static void local_major(hier_run *x)
     rs_pieces p;
     size_t bundle_bytes;
     char *scratch, *next;
-    p.c = hier_block_chunking(x, x->a->count);
+    p.c = hier_pieces(x, x->a->count, (size_t)h->domains);
     bundle_bytes = HIER_BYTES(x, p.c.chunk * (size_t)h->domains);
     scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes + 768);
     if (!scratch) return;

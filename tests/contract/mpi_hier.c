@@ -170,9 +170,42 @@ static void check_pieces(const ct_type *t, const mcoll_hier *h)
     }
 }
 
+/* Unequal domains (through their first ranks): allreduce, reduce and bcast of a count cut into
+ * six chunks (a short last one), every root, in and out of place: PMPI's results, and one MPI
+ * step between domains per chunk at each first rank. */
+static void check_leader_chunks(const ct_type *t, const mcoll_hier *h)
+{
+    size_t es = (size_t)t->size, per = (64u << 10) / es, n = 5 * per + 7;
+    long before, want = h->local_rank == 0 ? 6 : 0;
+    int root, in_place;
+    cross = h->cross;
+    for (in_place = 0; in_place < 2; in_place++) {
+        before = cross_calls;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLREDUCE, t, MPI_SUM, "SUM", (int)n, in_place, 0);
+        if (cross_calls - before != want)
+            CT_FAIL("allreduce of %zu %s, unequal domains: %ld MPI steps between domains, wanted %ld", n, t->name,
+                    cross_calls - before, want);
+        for (root = 0; root < world_size; root++) {
+            before = cross_calls;
+            ct_check(&device_mem, MPI_COMM_WORLD, CT_REDUCE, t, MPI_MAX, "MAX", (int)n, in_place, root);
+            if (cross_calls - before != want)
+                CT_FAIL("reduce of %zu %s to %d, unequal domains: %ld MPI steps between domains, wanted %ld", n,
+                        t->name, root, cross_calls - before, want);
+            if (in_place) continue;
+            before = cross_calls;
+            ct_check(&device_mem, MPI_COMM_WORLD, CT_BCAST, t, MPI_OP_NULL, "-", (int)n, 0, root);
+            if (cross_calls - before != want)
+                CT_FAIL("bcast of %zu %s from %d, unequal domains: %ld MPI steps between domains, wanted %ld", n,
+                        t->name, root, cross_calls - before, want);
+        }
+    }
+    cross = MPI_COMM_NULL;
+}
+
 /* Reduce and bcast of counts cut into several chunks (a short last one, and a remainder), every
  * root, in and out of place: PMPI's results, and as many MPI steps between domains as chunks;
- * then allgather and reduce-scatter cut into pieces (check_pieces). */
+ * then allgather and reduce-scatter cut into pieces (check_pieces). Unequal domains:
+ * check_leader_chunks. */
 static void check_pipelined(const ct_type *t)
 {
     mcoll_comm_state *cs = mcoll_comm_state_find(MPI_COMM_WORLD);
@@ -180,7 +213,11 @@ static void check_pipelined(const ct_type *t)
     size_t d, es = (size_t)t->size, n;
     int root, in_place;
     long before, want;
-    if (!h || !h->equal || h->largest < 2) return;
+    if (!h || h->largest < 2) return;
+    if (!h->equal) {
+        check_leader_chunks(t, h);
+        return;
+    }
     d = (size_t)h->local_size;
     n = 5 * ((64u << 10) / es) * d + d + 1; /* 6 chunks, the last of d elements, and a remainder */
     cross = h->cross;

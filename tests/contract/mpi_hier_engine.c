@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 {
     /* One chunk or piece, and several (64 KiB chunks; blocks of 4 ranks). */
     static const int counts[] = {333, 3 * 16384 + 5};
-    int rank, size, k, c, *in, *out, nonblocking, in_pair;
+    int rank, size, k, c, *in, *out, nonblocking, in_pair, d;
     long blocking_launches[CALLS][2], before;
     MPI_Request req;
     CUdevice dev;
@@ -118,7 +118,8 @@ int main(int argc, char **argv)
     setenv("MCOLL_ENGINE", "auto", 1);
     devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
     (void)check_host; /* devmem.h's; every buffer here may reach the MPI */
-    in_pair = rank / 2 * 2 + 1 < size; /* a domain of one rank (the last, at odd sizes) has no engine */
+    d = atoi(getenv("MCOLL_DOMAIN_SIZE"));
+    in_pair = rank / d * d + 1 < size; /* a domain of one rank (the last, at odd sizes) has no engine */
     in = d_alloc(4 * (size_t)counts[1] * (size_t)size * sizeof(int));
     out = d_alloc(4 * (size_t)counts[1] * (size_t)size * sizeof(int));
 

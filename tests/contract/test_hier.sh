@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpi_hier in its other settings (run.sh runs it with MCOLL_DOMAIN_SIZE=2, MPI not CUDA-aware),
-# and mpi_hier_nonblocking in three of them, with MCOLL_HIER_NONBLOCKING off, and on for one rank
-# only (off everywhere then):
+# mpi_hier_nonblocking in three of them, with MCOLL_HIER_NONBLOCKING off, and on for one rank
+# only (off everywhere then), and mpi_hier_engine on unequal domains:
 # unequal domains (3 + 1 at 4 ranks) and one rank per domain (left to the staged path), a
 # CUDA-aware MPI (device pointers between domains), 3 ranks (a last domain of one), and
 # MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
@@ -12,6 +12,7 @@ NP=${MCOLL_TEST_NP:-4}
 PROG=$BUILD/tests/contract/mpi_hier
 [ -x "$PROG" ] || { echo "skip: $PROG not built"; exit 77; }
 [ -x "$PROG"_nonblocking ] || { echo "skip: ${PROG}_nonblocking not built"; exit 77; }
+[ -x "$PROG"_engine ] || { echo "skip: ${PROG}_engine not built"; exit 77; }
 mkdir -p "$BUILD/tests/logs"
 run() { # name, np, then VAR=value settings
     name=$1 np=$2
@@ -39,6 +40,11 @@ run_nonblocking cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HI
 run_nonblocking np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1
 run_nonblocking off "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=0
 run_nonblocking disagree "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=rank0
+# The domains' engines on launchers that compute nothing, on unequal domains (3 + 1).
+log=$BUILD/tests/logs/hier.engine.unequal.out
+MCOLL_DOMAIN_SIZE=3 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
+grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine unequal"; tail -n 20 "$log"; exit 1; }
+echo "PASS: mpi_hier_engine unequal"
 run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run one-rank-domains "$NP" MCOLL_DOMAIN_SIZE=1 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
