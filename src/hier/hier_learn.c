@@ -108,7 +108,7 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
 {
     mcoll_domain_facts mine, *all = NULL;
     mcoll_hier *h = NULL;
-    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[5];
+    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[6];
     const char *fallback = NULL;
 
     *out = NULL;
@@ -132,7 +132,8 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     agreed[2] = -agreed[1];
     agreed[3] = !node_local || mine.domain_size != 0 || mine.fabric >= 0;
     agreed[4] = !mcoll_settings_get()->hier_nonblocking; /* on where every rank has it on */
-    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 5, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
+    agreed[5] = !agreed[4];
+    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 6, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
         PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, comm) != MPI_SUCCESS)
         goto none;
     if (agreed[1] != -agreed[2]) {
@@ -144,6 +145,9 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     h->rank = rank;
     h->size = size;
     h->nonblocking = !agreed[4];
+    if (agreed[4] && agreed[5] && rank == 0)
+        MCOLL_WARN("communicator of %d ranks: ranks disagree on MCOLL_HIER_NONBLOCKING; its nonblocking calls are staged",
+                   size);
     h->domain = h->cross = MPI_COMM_NULL;
     h->kind = mcoll_domains_group(all, size, leader, &fallback);
     if (fallback && rank == 0)

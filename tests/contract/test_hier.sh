@@ -45,6 +45,8 @@ log=$BUILD/tests/logs/hier.engine.unequal.out
 MCOLL_DOMAIN_SIZE=3 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
 grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine unequal"; tail -n 20 "$log"; exit 1; }
 echo "PASS: mpi_hier_engine unequal"
+grep -q "ranks disagree on MCOLL_HIER_NONBLOCKING" "$BUILD/tests/logs/hier.nonblocking.disagree.out" ||
+    { echo "FAIL: disagree: no warning that the ranks disagree on MCOLL_HIER_NONBLOCKING"; exit 1; }
 run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run one-rank-domains "$NP" MCOLL_DOMAIN_SIZE=1 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
