@@ -6,9 +6,9 @@
  * The blocks are cut into pieces (hier_pieces) and pipelined (hier_pipeline): piece k+1 is
  * ordered and reduce-scattered on the engine while piece k crosses the MPI.
  *
- * Domains of unequal size: reduce the whole vector to each domain's first rank, which orders it
- * by domain and reduce-scatters it between domains (MPI), then broadcasts its domain's blocks
- * inside the domain; each rank keeps its own. */
+ * Domains of unequal size: the vector, ordered by domain, is reduced to each domain's first rank,
+ * which reduce-scatters it between domains (MPI), then broadcasts its domain's blocks inside the
+ * domain; each rank keeps its own. In pieces of each block, pipelined the same way. */
 #include <stdlib.h>
 #include "hier_internal.h"
 
@@ -60,29 +60,66 @@ static void local_major(hier_run *x)
     hier_pipeline(x, p.c.chunks, queue_piece, finish_piece, &p);
 }
 
+/* What the pieces of a call through the leaders share. */
+typedef struct {
+    hier_chunks c;
+    char *ordered, *sum[2], *mine[2];
+    int *counts;
+} leader_pieces;
+
+/* Piece k of every block, in domain order, reduced to the domain's first rank (queued on the
+ * engine; the ordering after the previous piece's reduction, which has read it). */
+static void reduce_piece(hier_run *x, size_t k, void *ctx)
+{
+    leader_pieces *l = ctx;
+    mcoll_hier *h = x->h;
+    size_t q = hier_chunk_elements(&l->c, k);
+    hier_permute_strided(x, l->ordered, HIER_BYTES(x, q), NULL, HIER_AT(x, input(x), k * l->c.chunk),
+                         HIER_BYTES(x, x->a->count), h->rank_at, h->size, HIER_BYTES(x, q));
+    hier_intra_reduce(x, l->ordered, l->sum[k % 2], q * (size_t)h->size, 0);
+}
+
+/* Piece k reduce-scattered by domain between the first ranks, broadcast inside the domain, and
+ * this rank's part of it put in place (both queued). */
+static void scatter_piece(hier_run *x, size_t k, void *ctx)
+{
+    leader_pieces *l = ctx;
+    mcoll_hier *h = x->h;
+    size_t q = hier_chunk_elements(&l->c, k);
+    int d;
+    for (d = 0; d < h->domains; d++) l->counts[d] = (int)((size_t)h->domain_size[d] * q);
+    if (h->local_rank == 0) hier_inter_reduce_scatter(x, l->sum[k % 2], l->mine[k % 2], l->counts);
+    hier_intra_bcast(x, l->mine[k % 2], q * (size_t)h->local_size, 0);
+    hier_copy(x, HIER_AT(x, x->a->recvbuf, k * l->c.chunk), HIER_AT(x, l->mine[k % 2], (size_t)h->local_rank * q),
+              HIER_BYTES(x, q));
+}
+
+/* Cut into pieces of each block (about MCOLL_STAGE_CHUNK bytes between the first ranks per
+ * piece) and pipelined (hier_pipeline): piece k+1 is reduced inside the domains while piece k
+ * crosses the MPI. */
 static void through_leaders(hier_run *x)
 {
     mcoll_hier *h = x->h;
-    size_t n = x->a->count, total = n * (size_t)h->size;
-    int *counts = malloc((size_t)h->domains * sizeof(int)), d;
-    char *scratch = hier_scratch(x, HIER_BYTES(x, 2 * total + n * (size_t)h->local_size) + 768), *next = scratch;
-    char *sum, *ordered, *mine;
-    if (!scratch || !counts) {
-        free(counts);
+    leader_pieces l;
+    size_t total_bytes, mine_bytes;
+    char *scratch, *next;
+    l.c = hier_pieces(x, x->a->count, (size_t)h->size);
+    total_bytes = HIER_BYTES(x, l.c.chunk * (size_t)h->size);
+    mine_bytes = HIER_BYTES(x, l.c.chunk * (size_t)h->local_size);
+    l.counts = malloc((size_t)h->domains * sizeof(int));
+    scratch = l.counts ? hier_scratch(x, 3 * total_bytes + 2 * mine_bytes + 1280) : NULL;
+    if (!scratch) {
+        free(l.counts);
         return;
     }
-    sum = hier_carve(&next, HIER_BYTES(x, total));
-    ordered = hier_carve(&next, HIER_BYTES(x, total));
-    mine = hier_carve(&next, HIER_BYTES(x, n * (size_t)h->local_size));
-    for (d = 0; d < h->domains; d++) counts[d] = (int)((size_t)h->domain_size[d] * n);
-    hier_intra_reduce(x, input(x), sum, total, 0);
-    if (h->local_rank == 0) {
-        hier_permute(x, ordered, NULL, sum, h->rank_at, h->size, HIER_BYTES(x, n));
-        hier_inter_reduce_scatter(x, ordered, mine, counts);
-    }
-    hier_intra_bcast(x, mine, n * (size_t)h->local_size, 0);
-    hier_copy(x, x->a->recvbuf, HIER_AT(x, mine, (size_t)h->local_rank * n), HIER_BYTES(x, n));
-    free(counts);
+    next = scratch;
+    l.ordered = hier_carve(&next, total_bytes);
+    l.sum[0] = hier_carve(&next, total_bytes);
+    l.sum[1] = hier_carve(&next, total_bytes);
+    l.mine[0] = hier_carve(&next, mine_bytes);
+    l.mine[1] = hier_carve(&next, mine_bytes);
+    hier_pipeline(x, l.c.chunks, reduce_piece, scatter_piece, &l);
+    free(l.counts);
 }
 
 mcoll_result mcoll_hier_reduce_scatter(mcoll_hier *h, const mcoll_hier_args *a)

@@ -171,8 +171,9 @@ static void check_pieces(const ct_type *t, const mcoll_hier *h)
 }
 
 /* Unequal domains (through their first ranks): allreduce, reduce and bcast of a count cut into
- * six chunks (a short last one), every root, in and out of place: PMPI's results, and one MPI
- * step between domains per chunk at each first rank. */
+ * six chunks (a short last one), every root, in and out of place, and allgather and the
+ * reduce-scatters of blocks cut into four pieces: PMPI's results, and one MPI step between
+ * domains per chunk or piece at each first rank. */
 static void check_leader_chunks(const ct_type *t, const mcoll_hier *h)
 {
     size_t es = (size_t)t->size, per = (64u << 10) / es, n = 5 * per + 7;
@@ -198,6 +199,22 @@ static void check_leader_chunks(const ct_type *t, const mcoll_hier *h)
                 CT_FAIL("bcast of %zu %s from %d, unequal domains: %ld MPI steps between domains, wanted %ld", n,
                         t->name, root, cross_calls - before, want);
         }
+        /* Blocks in pieces of MCOLL_STAGE_CHUNK / size bytes: four, the last short. */
+        n = 3 * (per / (size_t)world_size) + 5;
+        want = h->local_rank == 0 ? 4 : 0;
+        before = cross_calls;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_RSB, t, MPI_SUM, "SUM", (int)n, in_place, 0);
+        check_reduce_scatter_equal(t, MPI_MIN, (int)n, in_place);
+        if (cross_calls - before != 2 * want)
+            CT_FAIL("reduce-scatters of %zu %s per rank, unequal domains: %ld MPI steps between domains, wanted %ld",
+                    n, t->name, cross_calls - before, 2 * want);
+        before = cross_calls;
+        ct_check(&device_mem, MPI_COMM_WORLD, CT_ALLGATHER, t, MPI_OP_NULL, "-", (int)n, in_place, 0);
+        if (cross_calls - before != want)
+            CT_FAIL("allgather of %zu %s per rank, unequal domains: %ld MPI steps between domains, wanted %ld", n,
+                    t->name, cross_calls - before, want);
+        n = 5 * per + 7;
+        want = h->local_rank == 0 ? 6 : 0;
     }
     cross = MPI_COMM_NULL;
 }
