@@ -39,7 +39,7 @@ static void local_major(hier_run *x)
         if (k >= 2) hier_intra_wait(x, (int)(k % 2));
         hier_inter_allgather(x, HIER_AT(x, my_block(x), k * c.chunk), bundle[k % 2], q);
         hier_intra_allgather(x, bundle[k % 2], all, q * (size_t)h->domains);
-        hier_permute_strided(x, HIER_AT(x, x->a->recvbuf, k * c.chunk), HIER_BYTES(x, n), NULL, all, HIER_BYTES(x, q),
+        hier_permute(x, HIER_AT(x, x->a->recvbuf, k * c.chunk), HIER_BYTES(x, n), NULL, all, HIER_BYTES(x, q),
                              h->local_major, h->size, HIER_BYTES(x, q));
         hier_intra_mark(x, (int)(k % 2));
     }
@@ -77,7 +77,7 @@ static void share_piece(hier_run *x, size_t k, void *ctx)
     if (h->local_rank == 0)
         hier_inter_allgatherv(x, l->mine[k % 2], q * (size_t)h->local_size, l->all[k % 2], l->counts, l->displs);
     hier_intra_bcast(x, l->all[k % 2], q * (size_t)h->size, 0);
-    hier_permute_strided(x, HIER_AT(x, x->a->recvbuf, k * l->c.chunk), HIER_BYTES(x, x->a->count), h->rank_at,
+    hier_permute(x, HIER_AT(x, x->a->recvbuf, k * l->c.chunk), HIER_BYTES(x, x->a->count), h->rank_at,
                          l->all[k % 2], HIER_BYTES(x, q), NULL, h->size, HIER_BYTES(x, q));
 }
 

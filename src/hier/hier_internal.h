@@ -81,7 +81,7 @@ typedef struct {
 mcoll_result hier_engine_queue(mcoll_comm *engine, const mcoll_hier_args *a, const hier_engine_step *s);
 
 /* k blocks of `bytes`: src block (from ? from[i] : i) to dst block (to ? to[i] : i), blocks
- * dst_stride and src_stride bytes apart (hier_permute_strided; hier_copy is one block). */
+ * dst_stride and src_stride bytes apart (hier_permute; hier_copy is one block). */
 typedef struct {
     char *dst;
     size_t dst_stride;
@@ -197,12 +197,10 @@ int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *
 char *hier_scratch(hier_run *x, size_t bytes);
 void hier_copy(hier_run *x, void *dst, const void *src, size_t bytes);
 /* k blocks of `bytes`: block i of src to block to[i] of dst, or block from[i] of src to block i
- * of dst (the other array NULL); one wait at the end. */
-void hier_permute(hier_run *x, char *dst, const int *to, const char *src, const int *from, int k, size_t bytes);
-/* The same with blocks `dst_stride` and `src_stride` bytes apart; queued on the engine's stream
- * (not waited for) while x->queued is set. */
-void hier_permute_strided(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src,
-                          size_t src_stride, const int *from, int k, size_t bytes);
+ * of dst (the other array NULL), blocks `dst_stride` and `src_stride` bytes apart; waited for at
+ * the end, or queued on the engine's stream (not waited for) while x->queued is set. */
+void hier_permute(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src, size_t src_stride,
+                  const int *from, int k, size_t bytes);
 /* Carve scratch: the next `bytes` of a region, aligned. */
 char *hier_carve(char **next, size_t bytes);
 /* Pinned host memory for staging, and the copy stream (hier_mem.c). */

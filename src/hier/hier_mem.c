@@ -176,13 +176,8 @@ void hier_free_memory(mcoll_hier *h)
     h->stream = NULL;
 }
 
-void hier_permute(hier_run *x, char *dst, const int *to, const char *src, const int *from, int k, size_t bytes)
-{
-    hier_permute_strided(x, dst, bytes, to, src, bytes, from, k, bytes);
-}
-
-void hier_permute_strided(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src,
-                          size_t src_stride, const int *from, int k, size_t bytes)
+void hier_permute(hier_run *x, char *dst, size_t dst_stride, const int *to, const char *src, size_t src_stride,
+                  const int *from, int k, size_t bytes)
 {
     hier_copy_step s = {dst, dst_stride, to, src, src_stride, from, k, bytes};
     copy_step(x, &s, "reordering blocks");

@@ -31,7 +31,7 @@ static void queue_piece(hier_run *x, size_t k, void *ctx)
     rs_pieces *p = ctx;
     mcoll_hier *h = x->h;
     size_t q = hier_chunk_elements(&p->c, k);
-    hier_permute_strided(x, p->ordered, HIER_BYTES(x, q), h->local_major, HIER_AT(x, input(x), k * p->c.chunk),
+    hier_permute(x, p->ordered, HIER_BYTES(x, q), h->local_major, HIER_AT(x, input(x), k * p->c.chunk),
                          HIER_BYTES(x, x->a->count), NULL, h->size, HIER_BYTES(x, q));
     hier_intra_reduce_scatter(x, p->ordered, p->bundle[k % 2], q * (size_t)h->domains);
 }
@@ -74,7 +74,7 @@ static void reduce_piece(hier_run *x, size_t k, void *ctx)
     leader_pieces *l = ctx;
     mcoll_hier *h = x->h;
     size_t q = hier_chunk_elements(&l->c, k);
-    hier_permute_strided(x, l->ordered, HIER_BYTES(x, q), NULL, HIER_AT(x, input(x), k * l->c.chunk),
+    hier_permute(x, l->ordered, HIER_BYTES(x, q), NULL, HIER_AT(x, input(x), k * l->c.chunk),
                          HIER_BYTES(x, x->a->count), h->rank_at, h->size, HIER_BYTES(x, q));
     hier_intra_reduce(x, l->ordered, l->sum[k % 2], q * (size_t)h->size, 0);
 }
