@@ -191,6 +191,12 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s);
 /* The MPI call of a step on the given buffers: blocking, or nonblocking when req is not NULL
  * (hier_mpi.c). */
 int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *in, void *out, MPI_Request *req);
+/* Staging a step through pinned host memory: its input at the start, its output in_room bytes
+ * on (aligned), staging_bytes in all; and one asynchronous staging copy on `stream` (said at WARN
+ * when it fails). */
+size_t hier_mpi_in_room(const hier_mpi_step *s);
+size_t hier_mpi_staging_bytes(const hier_mpi_step *s);
+CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host);
 
 /* Memory: scratch of the buffers' kind (valid until the next call), and a copy that has
  * finished when it returns. */

@@ -40,17 +40,27 @@ int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *
     return MPI_ERR_INTERN;
 }
 
+size_t hier_mpi_in_room(const hier_mpi_step *s) { return (s->in_bytes + ALIGN - 1) / ALIGN * ALIGN; }
+
+size_t hier_mpi_staging_bytes(const hier_mpi_step *s) { return hier_mpi_in_room(s) + s->out_bytes + 1; }
+
+CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host)
+{
+    CUresult r;
+    if (!bytes) return CUDA_SUCCESS;
+    r = to_host ? mcoll_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, stream)
+                : mcoll_cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, stream);
+    if (r != CUDA_SUCCESS)
+        MCOLL_WARN("hierarchical collective: staging copy of %zu bytes failed (%s)", bytes, mcoll_cu_errname(r));
+    return r;
+}
+
 static void failed(hier_run *x, mcoll_result rc) { if (x->rc == MCOLL_SUCCESS) x->rc = rc; }
 
 static void copy(hier_run *x, void *dst, const void *src, size_t bytes, int to_host)
 {
-    CUresult r;
-    if (!bytes || x->rc != MCOLL_SUCCESS) return;
-    r = to_host ? mcoll_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, x->h->stream)
-                : mcoll_cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, x->h->stream);
-    if (r == CUDA_SUCCESS) return;
-    MCOLL_WARN("hierarchical collective: staging copy of %zu bytes failed (%s)", bytes, mcoll_cu_errname(r));
-    failed(x, MCOLL_ERR_CUDA);
+    if (x->rc == MCOLL_SUCCESS && hier_stage_copy(x->h->stream, dst, src, bytes, to_host) != CUDA_SUCCESS)
+        failed(x, MCOLL_ERR_CUDA);
 }
 
 static void sync_copies(hier_run *x)
@@ -63,7 +73,7 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
     const void *in = s->in;
     void *out = s->out;
     int has_in = in && in != MPI_IN_PLACE && s->in_bytes;
-    size_t in_room = (s->in_bytes + ALIGN - 1) / ALIGN * ALIGN;
+    size_t in_room = hier_mpi_in_room(s);
     char *host = NULL;
     double t0 = MPI_Wtime();
 
@@ -71,7 +81,7 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
         hier_record_mpi(x, s);
         return;
     }
-    if (x->a->device && !x->a->cuda_aware) host = hier_host(x, in_room + s->out_bytes + 1);
+    if (x->a->device && !x->a->cuda_aware) host = hier_host(x, hier_mpi_staging_bytes(s));
     if (host) {
         if (has_in) {
             copy(x, host, s->in, s->in_bytes, 1);

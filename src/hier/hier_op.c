@@ -10,8 +10,6 @@
 #include "locality.h"
 #include "log.h"
 
-#define ALIGN 256
-
 /* Where an MPI step is under way. */
 typedef enum { MPI_STAGED_IN = 1, MPI_POSTED, MPI_STAGED_OUT } mpi_phase;
 
@@ -73,7 +71,7 @@ void hier_record_engine(hier_run *x, const hier_engine_step *e)
 void hier_record_mpi(hier_run *x, const hier_mpi_step *m)
 {
     mcoll_hier_op *op = x->rec;
-    size_t nd = (size_t)x->h->domains, in_room = (m->in_bytes + ALIGN - 1) / ALIGN * ALIGN;
+    size_t nd = (size_t)x->h->domains;
     hier_step *s = append(x, HIER_STEP_MPI);
     if (!s) return;
     s->mpi = *m;
@@ -89,8 +87,8 @@ void hier_record_mpi(hier_run *x, const hier_mpi_step *m)
         s->mpi.counts = m->counts ? s->arrays : NULL;
         s->mpi.displs = m->displs ? s->arrays + nd : NULL;
     }
-    if (x->a->device && !x->a->cuda_aware && in_room + m->out_bytes + 1 > op->host_bytes)
-        op->host_bytes = in_room + m->out_bytes + 1;
+    if (x->a->device && !x->a->cuda_aware && hier_mpi_staging_bytes(m) > op->host_bytes)
+        op->host_bytes = hier_mpi_staging_bytes(m);
 }
 
 void hier_record_copy(hier_run *x, const hier_copy_step *c)
@@ -206,7 +204,7 @@ static int event_passed(mcoll_hier_op *op) { return passed(op, op->event); }
 static CUstream engine_stream(const mcoll_hier_op *op) { return (CUstream)mcoll_comm_stream(op->engine); }
 
 /* Until the engine has run what is queued on it (a peer gone ends the wait too). */
-static int engine_done(mcoll_hier_op *op)
+static int engine_caught_up(mcoll_hier_op *op)
 {
     if (op->phase == 0) {
         cu_check(op, mcoll_cu.cuEventRecord(op->event, engine_stream(op)), "cuEventRecord");
@@ -229,7 +227,7 @@ static int engine_step(mcoll_hier_op *op, const hier_step *s)
         }
         if (s->queued) return 1;
     }
-    return engine_done(op);
+    return engine_caught_up(op);
 }
 
 static int copy_step(mcoll_hier_op *op, const hier_step *s)
@@ -246,11 +244,7 @@ static int copy_step(mcoll_hier_op *op, const hier_step *s)
 
 static void stage(mcoll_hier_op *op, void *dst, const void *src, size_t bytes, int to_host)
 {
-    CUresult r;
-    if (!bytes) return;
-    r = to_host ? mcoll_cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, bytes, op->h->stream)
-                : mcoll_cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, bytes, op->h->stream);
-    cu_check(op, r, "staging copy");
+    if (hier_stage_copy(op->h->stream, dst, src, bytes, to_host) != CUDA_SUCCESS) failed(op, MCOLL_ERR_CUDA);
 }
 
 /* Staged through op->host when the buffers are device memory the MPI cannot take: inputs copied
@@ -260,7 +254,7 @@ static int mpi_step(mcoll_hier_op *op, const hier_step *s)
 {
     const hier_mpi_step *m = &s->mpi;
     int staged = op->a.device && !op->a.cuda_aware, has_in = m->in && m->in != MPI_IN_PLACE && m->in_bytes;
-    size_t in_room = (m->in_bytes + ALIGN - 1) / ALIGN * ALIGN;
+    size_t in_room = hier_mpi_in_room(m);
     int flag = 0;
     switch (op->phase) {
     case 0:
@@ -308,7 +302,7 @@ static int advance_step(mcoll_hier_op *op)
         cu_check(op, mcoll_cu.cuEventRecord(op->marks[s->slot], engine_stream(op)), "cuEventRecord");
         return 1;
     case HIER_STEP_WAIT: return passed(op, op->marks[s->slot]);
-    case HIER_STEP_FINISH: return engine_done(op);
+    case HIER_STEP_FINISH: return engine_caught_up(op);
     }
     return 1;
 }

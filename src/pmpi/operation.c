@@ -338,19 +338,21 @@ static int launch_hier(mcoll_nbop *op)
     int host_root = mcoll_hier_path_host_root(c);
     take_context(op);
     op->ncopies = 0;
-    if (host_root && !op->scratch) op->scratch = mcoll_pool_get(1, op->d.bytes ? op->d.bytes : 1);
-    if (!op->hop && (!host_root || op->scratch))
+    if (host_root && !op->scratch && !(op->scratch = mcoll_pool_get(1, op->d.bytes ? op->d.bytes : 1)))
+        rc = MCOLL_ERR_NO_MEMORY;
+    if (!op->hop && rc == MCOLL_SUCCESS)
         op->hop = mcoll_hier_path_record(c, &op->d, host_root ? op->scratch->ptr : NULL, &rc);
-    if (!op->hop) {
+    /* The copy out ends on the operation's event. */
+    if (op->hop && host_root && !op->event && !(op->event = mcoll_pool_event())) rc = MCOLL_ERR_CUDA;
+    if (!op->hop || rc != MCOLL_SUCCESS) {
         MCOLL_WARN("%s: cannot prepare the hierarchical steps (%s); MPI_ERR_OTHER raised", op->nb->name,
-                   mcoll_strerror(host_root && !op->scratch ? MCOLL_ERR_NO_MEMORY : rc));
+                   mcoll_strerror(rc));
         return mcoll_raise(c->comm, MPI_ERR_OTHER);
     }
     if (host_root) {
         op->copies[0] = (mcoll_copy){c->recvbuf, op->scratch->ptr, op->d.bytes, 0};
         op->ncopies = 1;
     }
-    op->hier = c->cs->hier;
     mcoll_hier_op_start(op->hop);
     op->error = MPI_SUCCESS;
     op->state = MCOLL_NB_HIER;
@@ -476,7 +478,7 @@ int mcoll_nbop_advance(mcoll_nbop *op)
                        op->nb->name, mcoll_strerror(hrc));
             op->error = MPI_ERR_OTHER;
         }
-        if (op->error == MPI_SUCCESS && op->ncopies && (op->event || (op->event = mcoll_pool_event()))) copy_out(op);
+        if (op->error == MPI_SUCCESS && op->ncopies) copy_out(op);
         else op->state = MCOLL_NB_DONE;
         break;
     }

@@ -61,7 +61,6 @@ struct mcoll_nbop {
     mcoll_block *scratch;       /* engine: device memory for a host receive buffer */
     mcoll_held_windows held;    /* engine, persistent, zero-copy: its buffers mapped once */
     mcoll_hier_op *hop;         /* hierarchical: the recorded steps (kept for every start) */
-    struct mcoll_hier *hier;    /* hierarchical: the communicator's record they run on */
     /* QUEUED: the launcher thread's job, and 1 until it has run; the thread writes engine,
      * ctx, event, word and error before setting it to 0 (release), the advancing thread reads
      * them after (acquire). */

@@ -390,16 +390,13 @@ static int uses_engine(const mcoll_nbop *op, const void *engine)
            op->engine == (const mcoll_comm *)engine;
 }
 
-/* A staged operation's MPI request on the communicator: Open MPI 4.1 crashes in its progress
- * when a communicator is freed under a pending nonblocking collective, which MPI allows. */
+/* An operation whose MPI calls on the communicator (or its hierarchy's sub-communicators) are
+ * still to come or in flight: those must end before it goes, and Open MPI 4.1 crashes in its
+ * progress when a communicator is freed under a pending nonblocking collective, which MPI
+ * allows. */
 static int uses_comm(const mcoll_nbop *op, const void *comm)
 {
-    return op->state == MCOLL_NB_MPI && op->call.comm == *(const MPI_Comm *)comm;
-}
-
-static int uses_hier(const mcoll_nbop *op, const void *hier)
-{
-    return op->state == MCOLL_NB_HIER && op->hier == (const struct mcoll_hier *)hier;
+    return (op->state == MCOLL_NB_MPI || op->state == MCOLL_NB_HIER) && op->call.comm == *(const MPI_Comm *)comm;
 }
 
 static int any(const mcoll_nbop *op, const void *arg)
@@ -420,7 +417,6 @@ void mcoll_requests_comm_freed(mcoll_comm_state *cs)
             if (op->call.cs == cs) op->call.cs = NULL;
     leave();
     drain(uses_comm, &cs->comm);
-    if (cs->hier) drain(uses_hier, cs->hier);
     if (!cs->engine) return;
     drain(uses_engine, cs->engine);
     /* Persistent requests outlive the communicator (they can no longer be started): the peers'
