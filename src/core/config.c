@@ -85,6 +85,8 @@ static const setting settings_table[] = {
      "communicators spanning NVLink domains: auto (GPU engine inside each domain, MPI between), 0 (stage whole calls), mpi (testing aid: MPI inside the domains too)"},
     {"MCOLL_HIER_NONBLOCKING", "0", KIND_BOOL, FIELD(hier_nonblocking), 0, 0,
      "nonblocking and persistent calls on communicators spanning NVLink domains on the hierarchical path too (1; agreed by all ranks); their steps advance only inside MPI completion calls, so a rank blocked in another MPI call for a peer that waits for such a call would hang (0: staged, which the MPI progresses in any call)"},
+    {"MCOLL_HIER_OVERLAP_COPIES", "1", KIND_BOOL, FIELD(hier_overlap_copies), 0, 0,
+     "1: in the hierarchical pipelines, device data crossing between domains through pinned host memory (an MPI that is not CUDA-aware) is copied on the domain engine's stream, each copy overlapping the neighbouring chunk's MPI step; 0: every MPI step waits for its own copies"},
     {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
      "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
     {"MCOLL_ZERO_COPY_MIN", "4M", KIND_SIZE_OR_OFF, FIELD(zero_copy_min), 0, 1024 * GiB,

@@ -47,6 +47,7 @@ typedef struct {
     int domain_size;           /* MCOLL_DOMAIN_SIZE: testing aid, simulated NVLink domains of k local ranks (0: off) */
     mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
     int hier_nonblocking;      /* MCOLL_HIER_NONBLOCKING: nonblocking and persistent calls on that path too */
+    int hier_overlap_copies;   /* MCOLL_HIER_OVERLAP_COPIES: the pipelines' staging copies on the engine's stream */
     int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
     size_t zero_copy_min;      /* MCOLL_ZERO_COPY_MIN: smallest call (bytes) the plug-in maps the peers'
                                   buffers for, to run it zero-copy (0: never) */

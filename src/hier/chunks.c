@@ -39,6 +39,7 @@ void hier_pipeline(hier_run *x, size_t chunks, hier_chunk_step queue, hier_chunk
 {
     size_t k;
     x->queued = hier_can_queue(x);
+    hier_slots_begin(x);
     for (k = 0; k <= chunks; k++) {
         /* Queue chunk k, then finish chunk k - 1 while it runs. */
         if (k < chunks) {
@@ -47,10 +48,12 @@ void hier_pipeline(hier_run *x, size_t chunks, hier_chunk_step queue, hier_chunk
         }
         if (k > 0) {
             hier_intra_wait(x, (int)((k - 1) % 2));
+            hier_slots_chunk(x, k - 1);
             finish(x, k - 1, ctx);
         }
     }
     hier_intra_finish(x);
+    hier_slots_end(x);
     x->queued = 0;
 }
 
@@ -66,8 +69,9 @@ typedef struct {
 static void rs_queue(hier_run *x, size_t k, void *ctx)
 {
     const rs_pipeline *p = ctx;
-    size_t d = (size_t)x->h->local_size;
-    hier_intra_reduce_scatter(x, HIER_AT(x, p->in, k * p->c->chunk), p->slot[k % 2], hier_chunk_elements(p->c, k) / d);
+    size_t d = (size_t)x->h->local_size, q = hier_chunk_elements(p->c, k) / d;
+    hier_intra_reduce_scatter(x, HIER_AT(x, p->in, k * p->c->chunk), p->slot[k % 2], q);
+    hier_stage_ahead(x, k, p->slot[k % 2], HIER_BYTES(x, q));
 }
 
 static void rs_finish(hier_run *x, size_t k, void *ctx)

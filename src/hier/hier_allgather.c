@@ -34,9 +34,11 @@ static void local_major(hier_run *x)
     bundle[1] = hier_carve(&next, bundle_bytes);
     all = hier_carve(&next, HIER_BYTES(x, c.chunk * (size_t)h->size));
     x->queued = hier_can_queue(x);
+    hier_slots_begin(x);
     for (k = 0; k < c.chunks; k++) {
         q = hier_chunk_elements(&c, k);
         if (k >= 2) hier_intra_wait(x, (int)(k % 2));
+        hier_slots_chunk(x, k);
         hier_inter_allgather(x, HIER_AT(x, my_block(x), k * c.chunk), bundle[k % 2], q);
         hier_intra_allgather(x, bundle[k % 2], all, q * (size_t)h->domains);
         hier_permute(x, HIER_AT(x, x->a->recvbuf, k * c.chunk), HIER_BYTES(x, n), NULL, all, HIER_BYTES(x, q),
@@ -44,6 +46,7 @@ static void local_major(hier_run *x)
         hier_intra_mark(x, (int)(k % 2));
     }
     hier_intra_finish(x);
+    hier_slots_end(x);
     x->queued = 0;
 }
 

@@ -41,6 +41,9 @@ struct mcoll_hier {
     char *host;              /* pinned staging memory */
     size_t host_bytes;
     int host_registered;
+    char *slots;             /* pinned memory of the two slots (stage_slots.c), slot_bytes each */
+    size_t slots_bytes, slot_bytes;
+    int slots_registered;
     char *scratch;           /* device (or host, for host calls) scratch */
     size_t scratch_bytes;
     int scratch_on_device;
@@ -61,6 +64,13 @@ typedef struct {
     double start, mpi_s;     /* MPI_Wtime at the start; seconds in steps between domains (MPI,
                                 staging included) */
     struct mcoll_hier_op *rec; /* recording a nonblocking call: steps are kept, not made */
+    int slots;               /* staging through two slots (hier_slots_begin) */
+    int parity;              /* the slot of the chunk finished next */
+    int pending;             /* a copy is queued on a slot: the slots must not move */
+    struct {                 /* a slot's input copied ahead (hier_stage_ahead) */
+        const char *dev;     /* NULL: none */
+        size_t bytes;
+    } ahead[2];
 } hier_run;
 
 /* A step on the domain's engine; counts in elements of the call (bcast and allgather: bytes). */
@@ -195,6 +205,24 @@ int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *
  * on (aligned), staging_bytes in all; and one asynchronous staging copy on `stream` (said at WARN
  * when it fails). */
 size_t hier_mpi_in_room(const hier_mpi_step *s);
+/* Staging through two slots of pinned memory inside a pipeline whose engine steps are queued
+ * (stage_slots.c; device buffers, an MPI that is not CUDA-aware, blocking calls):
+ *   - the MPI step of chunk k stages through slot k % 2 and queues its result's copy back on
+ *     the engine's stream, before the engine steps that read it, instead of waiting for it; a
+ *     later MPI step of the same pipeline must not read that result (none does);
+ *   - hier_stage_ahead, in the queue step of chunk k, copies the `bytes` at `dev` (which the
+ *     steps queued so far produce) into slot k % 2 on the engine's stream, so that they cross
+ *     to the host while chunk k - 1 crosses the MPI; chunk k's MPI step on `dev` (in place, or
+ *     reading it with no other output) then uses that copy.
+ * A slot is reused two chunks on, after the pipeline has waited for the engine's mark that
+ * follows its copy back. hier_slots_begin starts (when the call qualifies), hier_slots_chunk
+ * says which chunk is finished next, hier_slots_end stops (after the engine has finished). */
+void hier_slots_begin(hier_run *x);
+void hier_slots_chunk(hier_run *x, size_t k);
+void hier_slots_end(hier_run *x);
+void hier_stage_ahead(hier_run *x, size_t k, const void *dev, size_t bytes);
+/* hier_mpi's step through the slots; 0 when it does not apply (then staged as usual). */
+int hier_slots_mpi(hier_run *x, const hier_mpi_step *s);
 size_t hier_mpi_staging_bytes(const hier_mpi_step *s);
 CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host);
 
@@ -211,6 +239,7 @@ void hier_permute(hier_run *x, char *dst, size_t dst_stride, const int *to, cons
 char *hier_carve(char **next, size_t bytes);
 /* Pinned host memory for staging, and the copy stream (hier_mem.c). */
 char *hier_host(hier_run *x, size_t bytes);
+char *hier_host_slots(hier_run *x, size_t bytes); /* the slots' memory; NULL (no failure) without */
 void hier_free_memory(mcoll_hier *h);
 
 /* Bytes of n elements, and the element at index i of a buffer. */

@@ -39,6 +39,8 @@ static mcoll_result begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a)
     x->start = MPI_Wtime();
     x->mpi_s = 0;
     x->rec = h->recording;
+    x->slots = x->pending = x->parity = 0;
+    x->ahead[0].dev = x->ahead[1].dev = NULL;
     /* Building the engine is collective over the domain: a nonblocking start must not wait for
      * its peers, so a recorded call uses the engine only once a blocking call has built it. */
     if (a->device && a->engines) {
@@ -102,22 +104,36 @@ char *hier_scratch(hier_run *x, size_t bytes)
     return h->scratch;
 }
 
-char *hier_host(hier_run *x, size_t bytes)
+/* A pinned buffer of at least `bytes`, grown (never shrunk) in place of *buf; without it the call
+ * fails when `required`, else goes on without. */
+static char *pinned(hier_run *x, char **buf, size_t *have, int *registered, size_t bytes, int required)
 {
-    mcoll_hier *h = x->h;
     CUdevice dev = 0;
-    if (bytes <= h->host_bytes) return h->host;
-    if (h->host) mcoll_host_free_near(h->host, h->host_bytes, h->host_registered);
-    h->host_bytes = 0;
+    if (bytes <= *have) return *buf;
+    if (*buf) mcoll_host_free_near(*buf, *have, *registered);
+    *have = 0;
     if (mcoll_cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
-    h->host = mcoll_host_alloc_near((int)dev, rounded(bytes), &h->host_registered);
-    if (!h->host) {
+    *buf = mcoll_host_alloc_near((int)dev, rounded(bytes), registered);
+    if (!*buf) {
+        if (!required) return NULL;
         MCOLL_WARN("cannot pin %zu bytes of staging memory for a hierarchical collective", bytes);
         if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_NO_MEMORY;
         return NULL;
     }
-    h->host_bytes = rounded(bytes);
-    return h->host;
+    *have = rounded(bytes);
+    return *buf;
+}
+
+char *hier_host(hier_run *x, size_t bytes)
+{
+    mcoll_hier *h = x->h;
+    return pinned(x, &h->host, &h->host_bytes, &h->host_registered, bytes, 1);
+}
+
+char *hier_host_slots(hier_run *x, size_t bytes)
+{
+    mcoll_hier *h = x->h;
+    return pinned(x, &h->slots, &h->slots_bytes, &h->slots_registered, bytes, 0);
 }
 
 CUresult hier_copy_queue(const hier_copy_step *s, int device, CUstream stream)
@@ -168,11 +184,13 @@ void hier_free_memory(mcoll_hier *h)
         else free(h->scratch);
     }
     if (h->host) mcoll_host_free_near(h->host, h->host_bytes, h->host_registered);
+    if (h->slots) mcoll_host_free_near(h->slots, h->slots_bytes, h->slots_registered);
     if (h->stream) mcoll_cu.cuStreamDestroy(h->stream);
     if (h->marks[0]) mcoll_cu.cuEventDestroy(h->marks[0]);
     if (h->marks[1]) mcoll_cu.cuEventDestroy(h->marks[1]);
     h->marks[0] = h->marks[1] = NULL;
-    h->scratch = h->host = NULL;
+    h->scratch = h->host = h->slots = NULL;
+    h->host_bytes = h->slots_bytes = h->slot_bytes = 0;
     h->stream = NULL;
 }
 

@@ -81,6 +81,10 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
         hier_record_mpi(x, s);
         return;
     }
+    if (hier_slots_mpi(x, s)) {
+        if (s->comm == x->h->cross) x->mpi_s += MPI_Wtime() - t0;
+        return;
+    }
     if (x->a->device && !x->a->cuda_aware) host = hier_host(x, hier_mpi_staging_bytes(s));
     if (host) {
         if (has_in) {

@@ -34,6 +34,7 @@ static void queue_piece(hier_run *x, size_t k, void *ctx)
     hier_permute(x, p->ordered, HIER_BYTES(x, q), h->local_major, HIER_AT(x, input(x), k * p->c.chunk),
                          HIER_BYTES(x, x->a->count), NULL, h->size, HIER_BYTES(x, q));
     hier_intra_reduce_scatter(x, p->ordered, p->bundle[k % 2], q * (size_t)h->domains);
+    hier_stage_ahead(x, k, p->bundle[k % 2], HIER_BYTES(x, q * (size_t)h->domains));
 }
 
 static void finish_piece(hier_run *x, size_t k, void *ctx)

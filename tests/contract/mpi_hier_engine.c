@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "contract/devmem.h"
 #include "contract/hier_test.h"
+#include "config.h"
 #include "launch.h"
 
 static long launches;
@@ -141,6 +142,26 @@ int main(int argc, char **argv)
                             counts[c], launches - before, blocking_launches[k][c]);
                 }
             }
+    /* The staging copies of the blocking pipelines on the engine's stream (MCOLL_HIER_OVERLAP_COPIES=1,
+     * the default): a call of several chunks waits on fewer streams than with every MPI step
+     * waiting for its own copies (0), at every rank that makes MPI steps (on unequal domains, the
+     * domains' first ranks alone). Bcast runs its own loop and is left out. */
+    for (k = 0; k < CALLS; k++) {
+        long waits[2];
+        int overlap;
+        if (k == BCAST) continue;
+        for (overlap = 0; overlap < 2; overlap++) {
+            setenv("MCOLL_HIER_OVERLAP_COPIES", overlap ? "1" : "0", 1);
+            mcoll_settings_reload();
+            before = mcoll_contract_calls("cuStreamSynchronize");
+            if (call((call_kind)k, in, out, counts[1], 0, &req) != MPI_SUCCESS) CT_FAIL("%s failed", names[k]);
+            waits[overlap] = mcoll_contract_calls("cuStreamSynchronize") - before;
+        }
+        ct_checks++;
+        if (in_pair && (size % d == 0 || rank % d == 0) && waits[1] >= waits[0])
+            CT_FAIL("%s of %d ints: %ld stream waits with the copies on the engine's stream, %ld without", names[k],
+                    counts[1], waits[1], waits[0]);
+    }
     checkpoint();
     d_release(in);
     d_release(out);
