@@ -680,13 +680,13 @@ fi
 # The MPS daemon, when a step needs one.
 want_mps=0
 if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD_OK = 1 ]; then
-    for s in native stream mpi nonblocking errors memory split emulation autoreg loads ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
+    for s in native stream mpi nonblocking asyncloop errors memory split emulation autoreg loads ll staged paths hier slow dead soak $SANITIZER_TOOLS initcheck overlap bench; do
         selected "$s" || continue
         case $s in
-            native|stream|mpi|errors|memory|emulation|autoreg|loads|ll|soak) nps=$NPS ;;
+            native|stream|mpi|nonblocking|errors|memory|emulation|autoreg|loads|ll|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
             hier) nps=4 ;;
-            bench) nps=$largest ;;
+            bench|asyncloop) nps=$largest ;;
             *) nps=$small_np ;;
         esac
         for np in $nps; do
