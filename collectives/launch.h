@@ -120,6 +120,11 @@ size_t mcoll_dtype_size(mcoll_dtype dtype);
  * data (MPI's (count - 1) * extent + true extent). The kernels read and write no more. */
 size_t mcoll_dtype_span(mcoll_dtype dtype, size_t count);
 
+/* inout = in op inout, element by element, on one GPU (no team; MPI_Reduce_local's order). count
+ * in elements; in and inout may have any alignment. */
+int mcoll_launch_reduce_local(const void *in, void *inout, size_t count, mcoll_dtype dtype, mcoll_op op,
+                              void *stream);
+
 /* sendbuf may equal recvbuf (in place). count in elements. */
 int mcoll_launch_allreduce(const mcoll_dev_team *team, mcoll_access access, const void *sendbuf,
                            void *recvbuf, size_t count, mcoll_dtype dtype, mcoll_op op, void *stream);

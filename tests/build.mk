@@ -123,7 +123,7 @@ $(B)/tests/contract/dead_peer: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce 
 # The hierarchy's domain engines on launchers that compute nothing.
 $(B)/tests/contract/mpi_hier_engine: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce -Wl,--wrap=mcoll_launch_reduce \
     -Wl,--wrap=mcoll_launch_bcast -Wl,--wrap=mcoll_launch_reduce_scatter -Wl,--wrap=mcoll_launch_allgather \
-    -Wl,--wrap=mcoll_launch_gather -Wl,--wrap=mcoll_launch_ll
+    -Wl,--wrap=mcoll_launch_gather -Wl,--wrap=mcoll_launch_ll -Wl,--wrap=mcoll_launch_reduce_local
 
 # The kernel's completion word written by a thread, late or never.
 $(B)/tests/contract/mpi_word: STATIC_LINK += -Wl,--wrap=mcoll_launch_allreduce

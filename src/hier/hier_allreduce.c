@@ -5,19 +5,29 @@
  * one slice), each slice is allreduced between domains by the ranks holding it (one MPI
  * allreduce per local rank, all at once, each carrying 1/d of the bytes), and the slices are
  * all-gathered inside the domain. The last count % d elements are allreduced inside the domain
- * and then between domains whole.
+ * and then between domains whole. With two domains the slices' allreduce between them is a swap
+ * through the MPI and a reduction on the GPU (pair.c).
  *
  * Domains of unequal size: reduce to the first rank of each domain, allreduce between those,
  * broadcast inside each domain; in chunks of MCOLL_STAGE_CHUNK bytes, pipelined as above. */
 #include "hier_internal.h"
 
+/* What the chunks of one call share: and, with two domains (pair.c), two slots of scratch for
+ * the other domain's slice. */
+typedef struct {
+    hier_chunks c;
+    char *other[2];
+} sliced_chunks;
+
 /* Chunk k's slice, reduce-scattered inside the domain, allreduced between domains and
  * all-gathered inside the domain into its place in the output. */
 static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
 {
-    const hier_chunks *c = ctx;
-    hier_inter_allreduce(x, MPI_IN_PLACE, slot, q);
-    hier_intra_allgather(x, slot, HIER_AT(x, x->a->recvbuf, k * c->chunk), q);
+    const sliced_chunks *s = ctx;
+    char *sum = slot;
+    if (s->other[0]) sum = hier_inter_allreduce_pair(x, slot, s->other[k % 2], q);
+    else hier_inter_allreduce(x, MPI_IN_PLACE, slot, q);
+    hier_intra_allgather(x, sum, HIER_AT(x, x->a->recvbuf, k * s->c.chunk), q);
 }
 
 /* The chunks' domain steps are queued on the engine one chunk ahead, so that chunk k+1 is
@@ -25,22 +35,28 @@ static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
 static void sliced(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
-    size_t n = a->count;
-    hier_chunks c = hier_chunking(x, n);
+    size_t n = a->count, slice_bytes;
+    sliced_chunks s = {hier_chunking(x, n), {NULL, NULL}};
     const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
     char *out = a->recvbuf, *slots = NULL, *slot[2];
+    int pair = hier_pair_reduces(x);
 
-    if (c.body) slots = hier_scratch(x, 2 * HIER_BYTES(x, c.slice) + 256);
+    slice_bytes = HIER_BYTES(x, s.c.slice);
+    if (s.c.body) slots = hier_scratch(x, (pair ? 4 : 2) * (slice_bytes + 256));
     if (slots) {
         char *next = slots;
-        slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
-        slot[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
-        hier_pipeline_reduce_scatter(x, &c, in, slot, finish_chunk, &c);
+        slot[0] = hier_carve(&next, slice_bytes);
+        slot[1] = hier_carve(&next, slice_bytes);
+        if (pair) {
+            s.other[0] = hier_carve(&next, slice_bytes);
+            s.other[1] = hier_carve(&next, slice_bytes);
+        }
+        hier_pipeline_reduce_scatter(x, &s.c, in, slot, finish_chunk, &s);
     }
-    if (n > c.body) {
-        hier_intra_allreduce(x, a->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, in, c.body),
-                             HIER_AT(x, out, c.body), n - c.body);
-        hier_inter_allreduce(x, MPI_IN_PLACE, HIER_AT(x, out, c.body), n - c.body);
+    if (n > s.c.body) {
+        hier_intra_allreduce(x, a->sendbuf == MPI_IN_PLACE ? MPI_IN_PLACE : HIER_AT(x, in, s.c.body),
+                             HIER_AT(x, out, s.c.body), n - s.c.body);
+        hier_inter_allreduce(x, MPI_IN_PLACE, HIER_AT(x, out, s.c.body), n - s.c.body);
     }
 }
 

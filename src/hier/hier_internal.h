@@ -73,6 +73,19 @@ typedef struct {
     } ahead[2];
 } hier_run;
 
+/* The call's first failure is kept; later steps still run (hier_run.rc). */
+static inline void hier_failed(hier_run *x, mcoll_result rc)
+{
+    if (x->rc == MCOLL_SUCCESS) x->rc = rc;
+}
+
+/* Staging memory is laid out in pieces of this alignment. */
+#define HIER_STAGE_ALIGN 256
+static inline size_t hier_stage_aligned(size_t bytes)
+{
+    return (bytes + HIER_STAGE_ALIGN - 1) / HIER_STAGE_ALIGN * HIER_STAGE_ALIGN;
+}
+
 /* A step on the domain's engine; counts in elements of the call (bcast and allgather: bytes). */
 typedef enum {
     HIER_ENGINE_REDUCE_SCATTER, HIER_ENGINE_ALLREDUCE, HIER_ENGINE_REDUCE, HIER_ENGINE_BCAST, HIER_ENGINE_ALLGATHER,
@@ -223,6 +236,18 @@ void hier_slots_end(hier_run *x);
 void hier_stage_ahead(hier_run *x, size_t k, const void *dev, size_t bytes);
 /* hier_mpi's step through the slots; 0 when it does not apply (then staged as usual). */
 int hier_slots_mpi(hier_run *x, const hier_mpi_step *s);
+/* The current slot with room for `bytes` (NULL: no slots, or no room); and whether `dev`'s
+ * `bytes` were copied ahead into it (then taken: they lie at its start). */
+char *hier_slots_memory(hier_run *x, size_t bytes);
+int hier_slots_take_ahead(hier_run *x, const void *dev, size_t bytes);
+
+/* Two domains of equal size (pair.c): the allreduce of a slice between them as a swap through the
+ * MPI and a reduction on this GPU. hier_pair_reduces says whether the call takes that form (alike
+ * on every rank); hier_inter_allreduce_pair reduces the q-element slice at slot_dev with the
+ * other domain's, using other_dev (q elements of device scratch, reused two chunks on) for the
+ * other slice, and returns where the sum is (slot_dev or other_dev). */
+int hier_pair_reduces(const hier_run *x);
+char *hier_inter_allreduce_pair(hier_run *x, char *slot_dev, char *other_dev, size_t q);
 size_t hier_mpi_staging_bytes(const hier_mpi_step *s);
 CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host);
 

@@ -6,7 +6,6 @@
 #include "hier_op.h"
 #include "log.h"
 
-#define ALIGN 256
 
 int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *in, void *out, MPI_Request *req)
 {
@@ -40,7 +39,7 @@ int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *
     return MPI_ERR_INTERN;
 }
 
-size_t hier_mpi_in_room(const hier_mpi_step *s) { return (s->in_bytes + ALIGN - 1) / ALIGN * ALIGN; }
+size_t hier_mpi_in_room(const hier_mpi_step *s) { return hier_stage_aligned(s->in_bytes); }
 
 size_t hier_mpi_staging_bytes(const hier_mpi_step *s) { return hier_mpi_in_room(s) + s->out_bytes + 1; }
 
@@ -55,17 +54,16 @@ CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t byt
     return r;
 }
 
-static void failed(hier_run *x, mcoll_result rc) { if (x->rc == MCOLL_SUCCESS) x->rc = rc; }
-
 static void copy(hier_run *x, void *dst, const void *src, size_t bytes, int to_host)
 {
     if (x->rc == MCOLL_SUCCESS && hier_stage_copy(x->h->stream, dst, src, bytes, to_host) != CUDA_SUCCESS)
-        failed(x, MCOLL_ERR_CUDA);
+        hier_failed(x, MCOLL_ERR_CUDA);
 }
 
 static void sync_copies(hier_run *x)
 {
-    if (x->rc == MCOLL_SUCCESS && mcoll_cu.cuStreamSynchronize(x->h->stream) != CUDA_SUCCESS) failed(x, MCOLL_ERR_CUDA);
+    if (x->rc == MCOLL_SUCCESS && mcoll_cu.cuStreamSynchronize(x->h->stream) != CUDA_SUCCESS)
+        hier_failed(x, MCOLL_ERR_CUDA);
 }
 
 void hier_mpi(hier_run *x, const hier_mpi_step *s)
@@ -101,7 +99,7 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
         in = has_in ? NULL : in;
         out = NULL;
     }
-    if (hier_mpi_call(x->a, s, in, out, NULL) != MPI_SUCCESS) failed(x, MCOLL_ERR_MPI);
+    if (hier_mpi_call(x->a, s, in, out, NULL) != MPI_SUCCESS) hier_failed(x, MCOLL_ERR_MPI);
     if (host && s->out && s->out_bytes) {
         copy(x, s->out, host + in_room, s->out_bytes, 0);
         sync_copies(x);

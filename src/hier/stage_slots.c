@@ -12,9 +12,6 @@
 #include "config.h"
 #include "hier_internal.h"
 
-#define ALIGN 256
-
-static size_t aligned(size_t bytes) { return (bytes + ALIGN - 1) / ALIGN * ALIGN; }
 
 void hier_slots_begin(hier_run *x)
 {
@@ -37,17 +34,12 @@ void hier_slots_end(hier_run *x)
 static char *slot(hier_run *x, int p, size_t bytes)
 {
     mcoll_hier *h = x->h;
-    bytes = aligned(bytes);
+    bytes = hier_stage_aligned(bytes);
     if (bytes > h->slot_bytes) {
         if (x->pending || !hier_host_slots(x, 2 * bytes)) return NULL;
-        h->slot_bytes = h->slots_bytes / 2 / ALIGN * ALIGN;
+        h->slot_bytes = h->slots_bytes / 2 / HIER_STAGE_ALIGN * HIER_STAGE_ALIGN;
     }
     return h->slots + (size_t)p * h->slot_bytes;
-}
-
-static void failed(hier_run *x, mcoll_result rc)
-{
-    if (x->rc == MCOLL_SUCCESS) x->rc = rc;
 }
 
 void hier_stage_ahead(hier_run *x, size_t k, const void *dev, size_t bytes)
@@ -57,10 +49,10 @@ void hier_stage_ahead(hier_run *x, size_t k, const void *dev, size_t bytes)
     x->ahead[p].dev = NULL;
     if (!x->slots || !bytes || x->rc != MCOLL_SUCCESS) return;
     /* Room for the input and a result no larger (the steps that read an engine's result reduce). */
-    host = slot(x, p, aligned(bytes) + bytes);
+    host = slot(x, p, hier_stage_aligned(bytes) + bytes);
     if (!host) return;
     if (hier_stage_copy(mcoll_comm_stream(x->engine), host, dev, bytes, 1) != CUDA_SUCCESS) {
-        failed(x, MCOLL_ERR_CUDA);
+        hier_failed(x, MCOLL_ERR_CUDA);
         return;
     }
     x->pending = 1;
@@ -68,15 +60,21 @@ void hier_stage_ahead(hier_run *x, size_t k, const void *dev, size_t bytes)
     x->ahead[p].bytes = bytes;
 }
 
+int hier_slots_take_ahead(hier_run *x, const void *dev, size_t bytes)
+{
+    int p = x->parity;
+    if (!x->slots || !dev || x->ahead[p].dev != dev || x->ahead[p].bytes != bytes) return 0;
+    x->ahead[p].dev = NULL;
+    return 1;
+}
+
+char *hier_slots_memory(hier_run *x, size_t bytes) { return x->slots ? slot(x, x->parity, bytes) : NULL; }
+
 /* The step's input (or, in place, its buffer) copied ahead into the current slot: taken. */
 static int take_ahead(hier_run *x, const hier_mpi_step *s, int has_in)
 {
-    int p = x->parity;
     const void *buf = has_in ? s->in : s->out_read ? s->out : NULL;
-    size_t bytes = has_in ? s->in_bytes : s->out_bytes;
-    if (!buf || x->ahead[p].dev != buf || x->ahead[p].bytes != bytes) return 0;
-    x->ahead[p].dev = NULL;
-    return 1;
+    return hier_slots_take_ahead(x, buf, has_in ? s->in_bytes : s->out_bytes);
 }
 
 int hier_slots_mpi(hier_run *x, const hier_mpi_step *s)
@@ -85,7 +83,7 @@ int hier_slots_mpi(hier_run *x, const hier_mpi_step *s)
     int has_out = s->out && s->out_bytes;
     int ahead, ok = x->rc == MCOLL_SUCCESS;
     /* The slot: the input, then the result (in place: the result alone). */
-    size_t in_room = has_in ? aligned(s->in_bytes) : 0;
+    size_t in_room = has_in ? hier_stage_aligned(s->in_bytes) : 0;
     char *host, *result;
     CUstream copies = x->h->stream;
 
@@ -99,14 +97,14 @@ int hier_slots_mpi(hier_run *x, const hier_mpi_step *s)
         if (has_in && ok) ok = hier_stage_copy(copies, host, s->in, s->in_bytes, 1) == CUDA_SUCCESS;
         if (s->out_read && has_out && ok) ok = hier_stage_copy(copies, result, s->out, s->out_bytes, 1) == CUDA_SUCCESS;
         if (ok) ok = mcoll_cu.cuStreamSynchronize(copies) == CUDA_SUCCESS;
-        if (!ok) failed(x, MCOLL_ERR_CUDA);
+        if (!ok) hier_failed(x, MCOLL_ERR_CUDA);
     }
     /* Made even after a failure, so the other ranks are not left waiting. */
     if (hier_mpi_call(x->a, s, has_in ? host : s->in, has_out ? result : NULL, NULL) != MPI_SUCCESS)
-        failed(x, MCOLL_ERR_MPI);
+        hier_failed(x, MCOLL_ERR_MPI);
     if (has_out && x->rc == MCOLL_SUCCESS) {
         if (hier_stage_copy(mcoll_comm_stream(x->engine), s->out, result, s->out_bytes, 0) != CUDA_SUCCESS)
-            failed(x, MCOLL_ERR_CUDA);
+            hier_failed(x, MCOLL_ERR_CUDA);
         x->pending = 1;
     }
     return 1;

@@ -77,6 +77,22 @@ int __wrap_mcoll_launch_ll(const mcoll_dev_team *team, const mcoll_ll_call *call
     return fake_launch(team, stream);
 }
 
+/* The reduction of the other domain's slice (two domains): counted apart, since nonblocking calls
+ * reduce between domains through the MPI. */
+static long local_reductions;
+
+int __wrap_mcoll_launch_reduce_local(const void *in, void *inout, size_t count, mcoll_dtype dtype, mcoll_op op,
+                                     void *stream)
+{
+    size_t bytes = mcoll_dtype_span(dtype, count);
+    (void)op;
+    local_reductions++;
+    if (mcoll_contract_kernel_access((CUstream)stream, (CUdeviceptr)(uintptr_t)in, bytes, 0) != CUDA_SUCCESS ||
+        mcoll_contract_kernel_access((CUstream)stream, (CUdeviceptr)(uintptr_t)inout, bytes, 1) != CUDA_SUCCESS)
+        CT_FAIL("reduction of the other domain's slice on memory that is not there");
+    return MCOLL_LAUNCH_OK;
+}
+
 typedef enum { ALLREDUCE, REDUCE, BCAST, ALLGATHER, REDUCE_SCATTER, CALLS } call_kind;
 static const char *const names[CALLS] = {"allreduce", "reduce", "bcast", "allgather", "reduce_scatter_block"};
 
@@ -127,6 +143,7 @@ int main(int argc, char **argv)
     for (nonblocking = 0; nonblocking < 2; nonblocking++)
         for (k = 0; k < CALLS; k++)
             for (c = 0; c < 2; c++) {
+                long reductions = local_reductions;
                 before = launches;
                 ct_checks++;
                 if (call((call_kind)k, in, out, counts[c], nonblocking, &req) != MPI_SUCCESS ||
@@ -134,6 +151,15 @@ int main(int argc, char **argv)
                     CT_FAIL("%s%s of %d ints failed", nonblocking ? "nonblocking " : "", names[k], counts[c]);
                     continue;
                 }
+                /* Two domains of one size: a blocking allreduce's slices swap through the MPI
+                 * and are reduced on the GPU, chunk by chunk (pair.c). */
+                ct_checks++;
+                if (k == ALLREDUCE && !nonblocking && size == 2 * d && counts[c] >= 2 * d &&
+                    local_reductions == reductions)
+                    CT_FAIL("allreduce of %d ints over two domains reduced nothing on the GPU", counts[c]);
+                if ((k != ALLREDUCE || nonblocking) && local_reductions != reductions)
+                    CT_FAIL("%s%s of %d ints reduced on the GPU between domains", nonblocking ? "nonblocking " : "",
+                            names[k], counts[c]);
                 if (!nonblocking) {
                     blocking_launches[k][c] = launches - before;
                     if (launches == before && in_pair) CT_FAIL("%s of %d ints launched nothing: no engine", names[k], counts[c]);
