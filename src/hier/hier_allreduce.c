@@ -25,8 +25,12 @@ static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
 {
     const sliced_chunks *s = ctx;
     char *sum = slot;
-    if (s->other[0]) sum = hier_inter_allreduce_pair(x, slot, s->other[k % 2], q);
-    else hier_inter_allreduce(x, MPI_IN_PLACE, slot, q);
+    if (s->other[0]) {
+        hier_pair_step p = {slot, HIER_BYTES(x, q), slot, slot, s->other[k % 2], q};
+        sum = hier_pair(x, &p);
+    } else {
+        hier_inter_allreduce(x, MPI_IN_PLACE, slot, q);
+    }
     hier_intra_allgather(x, sum, HIER_AT(x, x->a->recvbuf, k * s->c.chunk), q);
 }
 

@@ -241,13 +241,23 @@ int hier_slots_mpi(hier_run *x, const hier_mpi_step *s);
 char *hier_slots_memory(hier_run *x, size_t bytes);
 int hier_slots_take_ahead(hier_run *x, const void *dev, size_t bytes);
 
-/* Two domains of equal size (pair.c): the allreduce of a slice between them as a swap through the
- * MPI and a reduction on this GPU. hier_pair_reduces says whether the call takes that form (alike
- * on every rank); hier_inter_allreduce_pair reduces the q-element slice at slot_dev with the
- * other domain's, using other_dev (q elements of device scratch, reused two chunks on) for the
- * other slice, and returns where the sum is (slot_dev or other_dev). */
+/* Two domains of equal size (pair.c): a reduction between them as a swap through the MPI and a
+ * reduction on this GPU. hier_pair_reduces says whether the call takes that form (alike on every
+ * rank). A step: this rank sends the q elements at `send` (device; NULL: sends nothing) to its
+ * counterpart in the other domain and, when `mine` is set, receives the counterpart's q elements
+ * into `theirs` (device scratch, reused two chunks on) and reduces them with those at `mine`, in
+ * domain order; hier_pair returns where the sum is (mine or theirs; NULL when it only sends).
+ * `ahead_dev` is the buffer of `ahead_bytes` the pipeline copied ahead (hier_stage_ahead) that
+ * holds `send`, or NULL. */
+typedef struct {
+    const char *ahead_dev;
+    size_t ahead_bytes;
+    const char *send;
+    char *mine, *theirs;
+    size_t q;
+} hier_pair_step;
 int hier_pair_reduces(const hier_run *x);
-char *hier_inter_allreduce_pair(hier_run *x, char *slot_dev, char *other_dev, size_t q);
+char *hier_pair(hier_run *x, const hier_pair_step *p);
 size_t hier_mpi_staging_bytes(const hier_mpi_step *s);
 CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host);
 

@@ -2,7 +2,8 @@
  *
  * Equal domains: the vector is cut into chunks as allreduce's is; per chunk, reduce-scatter
  * inside every domain, reduce each slice between domains to the root's domain, gather the
- * slices to the root inside its domain. The chunks are pipelined as allreduce's are: chunk k+1
+ * slices to the root inside its domain (with two domains, the other domain's ranks send their
+ * slices and the root's domain reduces them on the GPU: pair.c). The chunks are pipelined as allreduce's are: chunk k+1
  * is reduce-scattered on the engine while chunk k crosses the MPI, in two scratch slots that
  * alternate. The last count % d elements are reduced inside every domain to the rank with the
  * root's local rank, then between those to the root.
@@ -21,6 +22,7 @@ static const void *input(const hier_run *x)
 typedef struct {
     const hier_chunks *c;
     int rd, lr, root_domain;
+    char *other[2];          /* two domains: the other domain's slice at the root's domain (pair.c) */
 } reduce_chunks;
 
 /* Chunk k's slice, reduce-scattered inside the domain, reduced between domains to the root's
@@ -29,8 +31,16 @@ typedef struct {
 static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
 {
     const reduce_chunks *r = ctx;
-    hier_inter_reduce(x, r->root_domain ? MPI_IN_PLACE : slot, slot, q, r->rd);
-    if (r->root_domain) hier_intra_gather(x, slot, HIER_AT(x, x->a->recvbuf, k * r->c->chunk), q, r->lr);
+    char *sum = slot;
+    if (r->other[0]) {
+        /* The other domain's rank sends its slice; the root's domain reduces it on the GPU. */
+        hier_pair_step p = {slot, HIER_BYTES(x, q), r->root_domain ? NULL : slot, r->root_domain ? slot : NULL,
+                            r->other[k % 2], q};
+        sum = hier_pair(x, &p);
+    } else {
+        hier_inter_reduce(x, r->root_domain ? MPI_IN_PLACE : slot, slot, q, r->rd);
+    }
+    if (r->root_domain) hier_intra_gather(x, sum, HIER_AT(x, x->a->recvbuf, k * r->c->chunk), q, r->lr);
 }
 
 static void sliced(hier_run *x)
@@ -43,14 +53,19 @@ static void sliced(hier_run *x)
     hier_chunks c = hier_chunking(x, n);
     const char *in = input(x);
     char *out = a->recvbuf, *scratch, *next, *slot[2], *tail;
+    int pair = hier_pair_reduces(x);
+    reduce_chunks r = {&c, rd, lr, root_domain, {NULL, NULL}};
 
-    scratch = hier_scratch(x, 2 * HIER_BYTES(x, c.slice) + HIER_BYTES(x, n - c.body) + 768);
+    scratch = hier_scratch(x, (pair ? 4 : 2) * (HIER_BYTES(x, c.slice) + 256) + HIER_BYTES(x, n - c.body) + 256);
     if (!scratch) return;
     next = scratch;
     slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
     slot[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
+    if (pair) {
+        r.other[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
+        r.other[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
+    }
     tail = hier_carve(&next, HIER_BYTES(x, n - c.body));
-    reduce_chunks r = {&c, rd, lr, root_domain};
     hier_pipeline_reduce_scatter(x, &c, in, slot, finish_chunk, &r);
     if (n > c.body) {
         /* To the root's local rank in every domain, then between those to the root. */

@@ -21,6 +21,7 @@ static const void *input(const hier_run *x)
 typedef struct {
     hier_chunks c;
     char *ordered, *bundle[2];
+    char *other[2];          /* two domains: the other domain's piece (pair.c) */
 } rs_pieces;
 
 /* Piece k of every block, ordered by the local rank of its destination, reduce-scattered inside
@@ -40,8 +41,18 @@ static void queue_piece(hier_run *x, size_t k, void *ctx)
 static void finish_piece(hier_run *x, size_t k, void *ctx)
 {
     rs_pieces *p = ctx;
-    hier_inter_reduce_scatter_block(x, p->bundle[k % 2], HIER_AT(x, x->a->recvbuf, k * p->c.chunk),
-                                    hier_chunk_elements(&p->c, k));
+    size_t q = hier_chunk_elements(&p->c, k);
+    char *out = HIER_AT(x, x->a->recvbuf, k * p->c.chunk), *bundle = p->bundle[k % 2];
+    if (p->other[0]) {
+        /* Two domains: this rank's piece for the other domain goes there, the other's for this
+         * one comes here and is reduced with it on the GPU. */
+        int me = x->h->my_domain;
+        hier_pair_step s = {bundle, HIER_BYTES(x, 2 * q), HIER_AT(x, bundle, (size_t)(1 - me) * q),
+                            HIER_AT(x, bundle, (size_t)me * q), p->other[k % 2], q};
+        hier_copy(x, out, hier_pair(x, &s), HIER_BYTES(x, q));
+        return;
+    }
+    hier_inter_reduce_scatter_block(x, bundle, out, q);
 }
 
 static void local_major(hier_run *x)
@@ -50,14 +61,18 @@ static void local_major(hier_run *x)
     rs_pieces p;
     size_t bundle_bytes;
     char *scratch, *next;
+    int pair = hier_pair_reduces(x);
     p.c = hier_pieces(x, x->a->count, (size_t)h->domains);
     bundle_bytes = HIER_BYTES(x, p.c.chunk * (size_t)h->domains);
-    scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes + 768);
+    scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes +
+                                  (pair ? 2 * HIER_BYTES(x, p.c.chunk) : 0) + 1280);
     if (!scratch) return;
     next = scratch;
     p.ordered = hier_carve(&next, HIER_BYTES(x, p.c.chunk * (size_t)h->size));
     p.bundle[0] = hier_carve(&next, bundle_bytes);
     p.bundle[1] = hier_carve(&next, bundle_bytes);
+    p.other[0] = pair ? hier_carve(&next, HIER_BYTES(x, p.c.chunk)) : NULL;
+    p.other[1] = pair ? hier_carve(&next, HIER_BYTES(x, p.c.chunk)) : NULL;
     hier_pipeline(x, p.c.chunks, queue_piece, finish_piece, &p);
 }
 

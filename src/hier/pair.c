@@ -28,16 +28,23 @@ int hier_pair_reduces(const hier_run *x)
            !x->rec && mcoll_reduce_supported(a->dtype, a->kernel_op);
 }
 
-/* The MPI step: this rank's slice (at mine) for the other's (into theirs); made even after a
- * failure, with no data when there is no memory, so the peer is not left waiting. */
-static void swap(hier_run *x, const char *mine, char *theirs, size_t bytes)
+/* The MPI step: this rank's part (at mine, or nothing) for the other's (into theirs, or nothing);
+ * made even after a failure, with no data when there is no memory, so the peer is not left
+ * waiting. */
+static void swap(hier_run *x, const char *send, char *recv, size_t bytes, int sends, int receives)
 {
     int peer = 1 - x->h->my_domain;
-    int n = mine && theirs ? (int)(bytes / x->a->esize) : 0;
+    int ns = send ? (int)(bytes / x->a->esize) : 0, nr = recv ? (int)(bytes / x->a->esize) : 0, rc;
     double t0 = MPI_Wtime();
-    if (PMPI_Sendrecv(mine, n, x->a->type, peer, PAIR_TAG, theirs, n, x->a->type, peer, PAIR_TAG, x->h->cross,
-                      MPI_STATUS_IGNORE) != MPI_SUCCESS)
-        hier_failed(x, MCOLL_ERR_MPI);
+    MPI_Comm c = x->h->cross;
+    MPI_Datatype t = x->a->type;
+    if (sends && receives)
+        rc = PMPI_Sendrecv(send, ns, t, peer, PAIR_TAG, recv, nr, t, peer, PAIR_TAG, c, MPI_STATUS_IGNORE);
+    else if (sends)
+        rc = PMPI_Send(send, ns, t, peer, PAIR_TAG, c);
+    else
+        rc = PMPI_Recv(recv, nr, t, peer, PAIR_TAG, c, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) hier_failed(x, MCOLL_ERR_MPI);
     x->mpi_s += MPI_Wtime() - t0;
 }
 
@@ -47,57 +54,80 @@ static int copy_ok(hier_run *x, CUresult r)
     return r == CUDA_SUCCESS;
 }
 
-/* Through the slots: the copies and the reduction queued on the engine's stream. */
-static char *on_gpu(hier_run *x, char *slot_dev, char *other_dev, size_t q, char *host)
+static int to_host(hier_run *x, char *host, const char *dev, size_t bytes)
+{
+    return x->rc == MCOLL_SUCCESS && copy_ok(x, hier_stage_copy(x->h->stream, host, dev, bytes, 1));
+}
+
+static int copies_done(hier_run *x)
+{
+    return x->rc == MCOLL_SUCCESS && copy_ok(x, mcoll_cu.cuStreamSynchronize(x->h->stream));
+}
+
+/* Through the slots: the copy in and the reduction queued on the engine's stream. The slot holds
+ * what was copied ahead (or this step's part to send), then the other's part. */
+static char *on_gpu(hier_run *x, const hier_pair_step *p, char *host)
 {
     const mcoll_hier_args *a = x->a;
-    size_t bytes = q * a->esize;
+    size_t bytes = p->q * a->esize, room = hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
     CUstream engine = mcoll_comm_stream(x->engine);
-    int first = x->h->my_domain == 0, ok = x->rc == MCOLL_SUCCESS, r;
-    if (!hier_slots_take_ahead(x, slot_dev, bytes) && ok)
-        ok = copy_ok(x, hier_stage_copy(x->h->stream, host, slot_dev, bytes, 1)) &&
-             copy_ok(x, mcoll_cu.cuStreamSynchronize(x->h->stream));
-    swap(x, host, host + hier_stage_aligned(bytes), bytes);
-    if (x->rc != MCOLL_SUCCESS) return slot_dev;
+    int first = x->h->my_domain == 0, r;
+    char *send = NULL, *theirs = host + room;
+    if (p->send) {
+        if (hier_slots_take_ahead(x, p->ahead_dev, p->ahead_bytes)) {
+            send = host + (p->send - p->ahead_dev);
+        } else {
+            send = host;
+            if (to_host(x, send, p->send, bytes)) copies_done(x);
+        }
+    }
+    swap(x, send, theirs, bytes, p->send != NULL, p->mine != NULL);
+    if (!p->mine || x->rc != MCOLL_SUCCESS) return p->mine;
     x->pending = 1;
-    if (!copy_ok(x, hier_stage_copy(engine, other_dev, host + hier_stage_aligned(bytes), bytes, 0))) return slot_dev;
-    /* Domain 0's slice op domain 1's, into the second operand's buffer. */
-    r = mcoll_launch_reduce_local(first ? slot_dev : other_dev, first ? other_dev : slot_dev, q, a->dtype, a->kernel_op,
+    if (!copy_ok(x, hier_stage_copy(engine, p->theirs, theirs, bytes, 0))) return p->mine;
+    /* Domain 0's part op domain 1's, into the second operand's buffer. */
+    r = mcoll_launch_reduce_local(first ? p->mine : p->theirs, first ? p->theirs : p->mine, p->q, a->dtype, a->kernel_op,
                                   engine);
     if (r != MCOLL_LAUNCH_OK) {
-        MCOLL_WARN("hierarchical allreduce: reducing the other domain's slice on the GPU failed (%s)",
+        MCOLL_WARN("hierarchical collective: reducing the other domain's part on the GPU failed (%s)",
                    r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
         hier_failed(x, MCOLL_ERR_CUDA);
     }
-    return first ? other_dev : slot_dev;
+    return first ? p->theirs : p->mine;
 }
 
-/* Staged on its own: copy in, swap, PMPI_Reduce_local on the host, copy the result back. */
-static char *on_host(hier_run *x, char *slot_dev, size_t q)
+/* Staged on its own: copy in, swap, PMPI_Reduce_local on the host, the result copied back into
+ * this rank's part. */
+static char *on_host(hier_run *x, const hier_pair_step *p)
 {
     const mcoll_hier_args *a = x->a;
-    size_t bytes = q * a->esize;
-    char *host = hier_host(x, 2 * hier_stage_aligned(bytes)), *theirs;
-    int first = x->h->my_domain == 0, ok = x->rc == MCOLL_SUCCESS && host;
-    if (ok)
-        ok = copy_ok(x, hier_stage_copy(x->h->stream, host, slot_dev, bytes, 1)) &&
-             copy_ok(x, mcoll_cu.cuStreamSynchronize(x->h->stream));
-    theirs = host ? host + hier_stage_aligned(bytes) : NULL;
-    swap(x, host, theirs, bytes);
-    if (!host || x->rc != MCOLL_SUCCESS) return slot_dev;
-    /* Domain 0's slice op domain 1's, into the second operand (MPI_Reduce_local's inoutbuf). */
-    if (PMPI_Reduce_local(first ? host : theirs, first ? theirs : host, (int)q, a->type, a->op) != MPI_SUCCESS) {
-        hier_failed(x, MCOLL_ERR_MPI);
-        return slot_dev;
+    size_t bytes = p->q * a->esize, room = hier_stage_aligned(bytes);
+    char *host = hier_host(x, 3 * room), *send = NULL, *mine = NULL, *theirs = NULL;
+    int first = x->h->my_domain == 0, ok = host != NULL;
+    if (host) {
+        send = p->send ? host : NULL;
+        mine = p->mine ? host + room : NULL;
+        theirs = p->mine ? host + 2 * room : NULL;
+        if (send) ok = to_host(x, send, p->send, bytes);
+        if (mine && ok) ok = to_host(x, mine, p->mine, bytes);
+        if (ok) copies_done(x);
     }
-    if (copy_ok(x, hier_stage_copy(x->h->stream, slot_dev, first ? theirs : host, bytes, 0)))
-        copy_ok(x, mcoll_cu.cuStreamSynchronize(x->h->stream));
-    return slot_dev;
+    swap(x, send, theirs, bytes, p->send != NULL, p->mine != NULL);
+    if (!p->mine || !host || x->rc != MCOLL_SUCCESS) return p->mine;
+    /* Domain 0's part op domain 1's, into the second operand (MPI_Reduce_local's inoutbuf). */
+    if (PMPI_Reduce_local(first ? mine : theirs, first ? theirs : mine, (int)p->q, a->type, a->op) != MPI_SUCCESS) {
+        hier_failed(x, MCOLL_ERR_MPI);
+        return p->mine;
+    }
+    if (copy_ok(x, hier_stage_copy(x->h->stream, p->mine, first ? theirs : mine, bytes, 0))) copies_done(x);
+    return p->mine;
 }
 
-char *hier_inter_allreduce_pair(hier_run *x, char *slot_dev, char *other_dev, size_t q)
+char *hier_pair(hier_run *x, const hier_pair_step *p)
 {
-    char *host = x->slots && x->engine ? hier_slots_memory(x, 2 * hier_stage_aligned(q * x->a->esize)) : NULL;
-    if (!q) return slot_dev;
-    return host ? on_gpu(x, slot_dev, other_dev, q, host) : on_host(x, slot_dev, q);
+    size_t bytes = p->q * x->a->esize;
+    size_t room = hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
+    char *host = x->slots && x->engine ? hier_slots_memory(x, room + bytes) : NULL;
+    if (!p->q) return p->mine;
+    return host ? on_gpu(x, p, host) : on_host(x, p);
 }

@@ -87,6 +87,27 @@ int PMPI_Gather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Dat
     return real_PMPI_Gather(s, sn, st, r, rn, rt, root, c);
 }
 
+/* Two domains: reductions between them as point-to-point swaps (src/hier/pair.c). */
+int PMPI_Sendrecv(const void *s, int sn, MPI_Datatype st, int dest, int stag, void *r, int rn, MPI_Datatype rt,
+                  int source, int rtag, MPI_Comm c, MPI_Status *status)
+{
+    REAL(PMPI_Sendrecv, sendrecv_fn);
+    note(c, "PMPI_Sendrecv", s, r);
+    return real_PMPI_Sendrecv(s, sn, st, dest, stag, r, rn, rt, source, rtag, c, status);
+}
+int PMPI_Send(const void *s, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c)
+{
+    REAL(PMPI_Send, send_fn);
+    note(c, "PMPI_Send", s, NULL);
+    return real_PMPI_Send(s, n, t, dest, tag, c);
+}
+int PMPI_Recv(void *r, int n, MPI_Datatype t, int source, int tag, MPI_Comm c, MPI_Status *status)
+{
+    REAL(PMPI_Recv, recv_fn);
+    note(c, "PMPI_Recv", NULL, r);
+    return real_PMPI_Recv(r, n, t, source, tag, c, status);
+}
+
 /* MPI_Reduce_scatter with equal blocks (ct_check's are uneven, which the hierarchy leaves to
  * the staged path), in and out of place. */
 static void check_reduce_scatter_equal(const ct_type *t, MPI_Op op, int count, int in_place)

@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 {
     /* One chunk or piece, and several (64 KiB chunks; blocks of 4 ranks). */
     static const int counts[] = {333, 3 * 16384 + 5};
-    int rank, size, k, c, *in, *out, nonblocking, in_pair, d;
+    int rank, size, k, c, *in, *out, nonblocking, in_pair, d, pair;
     long blocking_launches[CALLS][2], before;
     MPI_Request req;
     CUdevice dev;
@@ -152,12 +152,14 @@ int main(int argc, char **argv)
                     continue;
                 }
                 /* Two domains of one size: a blocking allreduce's slices swap through the MPI
-                 * and are reduced on the GPU, chunk by chunk (pair.c). */
+                 * and are reduced on the GPU, chunk by chunk, and so are a blocking reduce's at
+                 * the root's domain and a blocking reduce-scatter's pieces (pair.c). */
                 ct_checks++;
-                if (k == ALLREDUCE && !nonblocking && size == 2 * d && counts[c] >= 2 * d &&
-                    local_reductions == reductions)
-                    CT_FAIL("allreduce of %d ints over two domains reduced nothing on the GPU", counts[c]);
-                if ((k != ALLREDUCE || nonblocking) && local_reductions != reductions)
+                pair = !nonblocking && size == 2 * d && counts[c] >= 2 * d &&
+                       (k == ALLREDUCE || k == REDUCE_SCATTER || (k == REDUCE && rank / d == 0));
+                if (pair && local_reductions == reductions)
+                    CT_FAIL("%s of %d ints over two domains reduced nothing on the GPU", names[k], counts[c]);
+                if (!pair && (nonblocking || k == BCAST || k == ALLGATHER) && local_reductions != reductions)
                     CT_FAIL("%s%s of %d ints reduced on the GPU between domains", nonblocking ? "nonblocking " : "",
                             names[k], counts[c]);
                 if (!nonblocking) {
