@@ -10,10 +10,11 @@
  *
  * Which MPI call a rank makes must not depend on anything its peer may see otherwise: the pair
  * form is taken on what every rank of the call agrees on (two domains of one size, a predefined
- * reduction, the engines allowed by MCOLL_HIER, an MPI that is not CUDA-aware, a blocking call).
- * Where this rank has no engine (its domain's team could not be built) or its copies are not on
- * the engine's stream (MCOLL_HIER_OVERLAP_COPIES=0), it reduces the two staged slices on the host
- * with PMPI_Reduce_local instead. */
+ * reduction, the engines allowed by MCOLL_HIER, a blocking call), not on what a rank may see
+ * alone: with a CUDA-aware MPI the swap takes the device buffers; where this rank has no engine
+ * (its domain's team could not be built) or, staging, its copies are not on the engine's stream
+ * (MCOLL_HIER_OVERLAP_COPIES=0), it reduces the two slices staged to the host with
+ * PMPI_Reduce_local (host buffers suit any MPI). */
 #include "comm_internal.h"
 #include "hier_internal.h"
 #include "launch.h"
@@ -24,8 +25,8 @@
 int hier_pair_reduces(const hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
-    return x->h->domains == 2 && x->h->equal && a->op != MPI_OP_NULL && a->engines && a->device && !a->cuda_aware &&
-           !x->rec && mcoll_reduce_supported(a->dtype, a->kernel_op);
+    return x->h->domains == 2 && x->h->equal && a->op != MPI_OP_NULL && a->engines && a->device && !x->rec &&
+           mcoll_reduce_supported(a->dtype, a->kernel_op);
 }
 
 /* The MPI step: this rank's part (at mine, or nothing) for the other's (into theirs, or nothing);
@@ -64,6 +65,34 @@ static int copies_done(hier_run *x)
     return x->rc == MCOLL_SUCCESS && copy_ok(x, mcoll_cu.cuStreamSynchronize(x->h->stream));
 }
 
+static char *reduce_on_gpu(hier_run *x, const hier_pair_step *p, CUstream stream)
+{
+    const mcoll_hier_args *a = x->a;
+    int first = x->h->my_domain == 0;
+    /* Domain 0's part op domain 1's, into the second operand's buffer. */
+    int r = mcoll_launch_reduce_local(first ? p->mine : p->theirs, first ? p->theirs : p->mine, p->q, a->dtype,
+                                      a->kernel_op, stream);
+    if (r != MCOLL_LAUNCH_OK) {
+        MCOLL_WARN("hierarchical collective: reducing the other domain's part on the GPU failed (%s)",
+                   r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
+        hier_failed(x, MCOLL_ERR_CUDA);
+    }
+    return first ? p->theirs : p->mine;
+}
+
+/* A CUDA-aware MPI: the swap on the device buffers (the engine's steps that made them are done:
+ * the pipeline waited for them), the reduction on the engine's stream. */
+static char *on_device(hier_run *x, const hier_pair_step *p)
+{
+    CUstream engine = mcoll_comm_stream(x->engine);
+    char *sum;
+    swap(x, p->send, p->mine ? p->theirs : NULL, p->q * x->a->esize, p->send != NULL, p->mine != NULL);
+    if (!p->mine || x->rc != MCOLL_SUCCESS) return p->mine;
+    sum = reduce_on_gpu(x, p, engine);
+    if (!x->queued && x->rc == MCOLL_SUCCESS) copy_ok(x, mcoll_cu.cuStreamSynchronize(engine));
+    return sum;
+}
+
 /* Through the slots: the copy in and the reduction queued on the engine's stream. The slot holds
  * what was copied ahead (or this step's part to send), then the other's part. */
 static char *on_gpu(hier_run *x, const hier_pair_step *p, char *host)
@@ -71,7 +100,6 @@ static char *on_gpu(hier_run *x, const hier_pair_step *p, char *host)
     const mcoll_hier_args *a = x->a;
     size_t bytes = p->q * a->esize, room = hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
     CUstream engine = mcoll_comm_stream(x->engine);
-    int first = x->h->my_domain == 0, r;
     char *send = NULL, *theirs = host + room;
     if (p->send) {
         if (hier_slots_take_ahead(x, p->ahead_dev, p->ahead_bytes)) {
@@ -85,15 +113,7 @@ static char *on_gpu(hier_run *x, const hier_pair_step *p, char *host)
     if (!p->mine || x->rc != MCOLL_SUCCESS) return p->mine;
     x->pending = 1;
     if (!copy_ok(x, hier_stage_copy(engine, p->theirs, theirs, bytes, 0))) return p->mine;
-    /* Domain 0's part op domain 1's, into the second operand's buffer. */
-    r = mcoll_launch_reduce_local(first ? p->mine : p->theirs, first ? p->theirs : p->mine, p->q, a->dtype, a->kernel_op,
-                                  engine);
-    if (r != MCOLL_LAUNCH_OK) {
-        MCOLL_WARN("hierarchical collective: reducing the other domain's part on the GPU failed (%s)",
-                   r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
-        hier_failed(x, MCOLL_ERR_CUDA);
-    }
-    return first ? p->theirs : p->mine;
+    return reduce_on_gpu(x, p, engine);
 }
 
 /* Staged on its own: copy in, swap, PMPI_Reduce_local on the host, the result copied back into
@@ -127,7 +147,9 @@ char *hier_pair(hier_run *x, const hier_pair_step *p)
 {
     size_t bytes = p->q * x->a->esize;
     size_t room = hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
-    char *host = x->slots && x->engine ? hier_slots_memory(x, room + bytes) : NULL;
+    char *host;
     if (!p->q) return p->mine;
+    if (x->a->cuda_aware && x->engine) return on_device(x, p);
+    host = x->slots && x->engine ? hier_slots_memory(x, room + bytes) : NULL;
     return host ? on_gpu(x, p, host) : on_host(x, p);
 }

@@ -1,11 +1,12 @@
 #!/bin/sh
 # mpi_hier in its other settings (run.sh runs it with MCOLL_DOMAIN_SIZE=2, MPI not CUDA-aware),
 # mpi_hier_nonblocking in three of them, with MCOLL_HIER_NONBLOCKING off, and on for one rank
-# only (off everywhere then), and mpi_hier_engine on unequal domains:
+# only (off everywhere then), and mpi_hier_engine on unequal domains and with a CUDA-aware MPI:
 # unequal domains (3 + 1 at 4 ranks) and one rank per domain (left to the staged path), a
 # CUDA-aware MPI (device pointers between domains), 3 ranks (a last domain of one), and
 # MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
-# domain's engine set-up fails, on every rank of the domain alike, and its steps go through MPI.
+# domain's engine set-up fails, on every rank of the domain alike, and its steps go through MPI
+# (and the two domains' reductions are swapped and reduced on the host), the MPI CUDA-aware or not.
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
@@ -45,6 +46,12 @@ log=$BUILD/tests/logs/hier.engine.unequal.out
 MCOLL_DOMAIN_SIZE=3 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
 grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine unequal"; tail -n 20 "$log"; exit 1; }
 echo "PASS: mpi_hier_engine unequal"
+# The same on two domains with a CUDA-aware MPI: the swap between them on device buffers.
+log=$BUILD/tests/logs/hier.engine.cuda-aware.out
+MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE \
+    "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
+grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine cuda-aware"; tail -n 20 "$log"; exit 1; }
+echo "PASS: mpi_hier_engine cuda-aware"
 grep -q "ranks disagree on MCOLL_HIER_NONBLOCKING" "$BUILD/tests/logs/hier.nonblocking.disagree.out" ||
     { echo "FAIL: disagree: no warning that the ranks disagree on MCOLL_HIER_NONBLOCKING"; exit 1; }
 run unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
@@ -53,6 +60,8 @@ run cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL
 run cuda-aware-unequal "$NP" MCOLL_DOMAIN_SIZE=3 MCOLL_CUDA_AWARE=1 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL=
 run engines-fail "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=auto \
+    MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
+run engines-fail-cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=auto \
     MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
 grep -q "without GPU engine" "$BUILD/tests/logs/hier.engines-fail.out" ||
     { echo "FAIL: engines-fail: no domain said it runs without its engine"; exit 1; }
