@@ -36,7 +36,10 @@ static char *slot(hier_run *x, int p, size_t bytes)
     mcoll_hier *h = x->h;
     bytes = hier_stage_aligned(bytes);
     if (bytes > h->slot_bytes) {
-        if (x->pending || !hier_host_slots(x, 2 * bytes)) return NULL;
+        if (x->pending) return NULL;
+        /* Growing frees the old slots first: without new ones there are none. */
+        h->slot_bytes = 0;
+        if (!hier_host_slots(x, 2 * bytes)) return NULL;
         h->slot_bytes = h->slots_bytes / 2 / HIER_STAGE_ALIGN * HIER_STAGE_ALIGN;
     }
     return h->slots + (size_t)p * h->slot_bytes;
