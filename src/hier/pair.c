@@ -1,12 +1,14 @@
-/* Two domains of equal size: the allreduce of a slice between them needs no reduction by the MPI.
+/* Two domains of equal size: a reduction between them needs no reduction by the MPI.
  *
- * Each rank swaps its slice with the rank of its local rank in the other domain (MPI_Sendrecv:
- * the MPI only moves bytes) and the two slices are reduced on this rank's GPU, on the engine's
- * stream, behind the copy that brings the other slice in. A host MPI reduces on one core (about
- * 2 GB/s on the machines measured, benchmarks/results/2026-11-29-h200x1-y), in series with the
- * transfer; an exchange is what the network does anyway. Both ranks reduce the same two operands
- * in domain order (domain 0's slice op domain 1's, MPI_Reduce_local's order), so they get the same
- * bits.
+ * Allreduce: each rank swaps its slice with its counterpart (the rank of its local rank) in the
+ * other domain (MPI_Sendrecv: the MPI only moves bytes) and the two slices are reduced on this
+ * rank's GPU, on the engine's stream, behind the copy that brings the other slice in. Reduce: the
+ * other domain's ranks send, the root's domain receives and reduces. Reduce-scatter: each rank
+ * sends the piece the other domain keeps and reduces the one it receives with its own. A host MPI
+ * reduces on one core, in series with the transfer (from 256 KiB to 32 MiB an in-place 2-rank
+ * allreduce ran at 1.3-4.2 GB/s, a swap of the same bytes at 3.0-5.9 GB/s:
+ * benchmarks/results/2026-11-29-h200x1-y); moving bytes is what the network does anyway. Both ranks reduce the same two operands in domain order (domain 0's part
+ * op domain 1's, MPI_Reduce_local's order), so they get the same bits.
  *
  * Which MPI call a rank makes must not depend on anything its peer may see otherwise: the pair
  * form is taken on what every rank of the call agrees on (two domains of one size, a predefined
