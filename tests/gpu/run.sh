@@ -67,7 +67,8 @@
 #   hier       gpu_mpi at NP 4 with MCOLL_DOMAIN_SIZE=2 (two simulated NVLink domains of 2) and
 #              =3 (domains of 3 and 1): the hierarchical path (engine inside each domain, MPI
 #              between), every collective and root, odd counts, against host results; the
-#              PMPI INFO lines must show calls on the `hier` path; and gpu_nonblocking at
+#              PMPI INFO lines must show calls on the `hier` path; hier-d2-host: domains of 2 with
+#              MCOLL_HIER_OVERLAP_COPIES=0 (the two domains' reductions reduced on the host); and gpu_nonblocking at
 #              MCOLL_DOMAIN_SIZE=2 and MCOLL_HIER_NONBLOCKING=1 (hier-nb-d2: nonblocking and
 #              persistent calls on that path)
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
@@ -622,7 +623,7 @@ mpi_cmd() {
     if [ "$4" = 1 ]; then MPI+=(-x "LD_PRELOAD=$GUARD"); fi
     # The settings a step sets for its ranks (run.sh exports them per step).
     local v
-    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_HIER_NONBLOCKING MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING MCOLL_STORE_INPUTS; do
+    for v in MCOLL_ENGINE MCOLL_TEST_EMULATE_MULTIMEM MCOLL_DOMAIN_SIZE MCOLL_HIER_NONBLOCKING MCOLL_HIER_OVERLAP_COPIES MCOLL_LL_MAX MCOLL_RESIDENT_IDLE_US MCOLL_ASYNC_START MCOLL_ZERO_COPY_MIN MCOLL_RESIDENT_NONBLOCKING MCOLL_STORE_INPUTS; do
         if [ -n "${!v-}" ]; then MPI+=(-x "$v=${!v}"); fi
     done
 }
@@ -817,6 +818,13 @@ if selected hier; then
         MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
         run_step "hier-d$k" "$rg" "$mps" "$OUT/hier-d$k-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
+    # Every MPI step waiting for its own copies: the two domains' reductions swapped and reduced
+    # on the host (src/hier/pair.c's other form).
+    if gpu_ready hier-d2-host "$rg" "$mps" "$prog"; then
+        MCOLL_DOMAIN_SIZE=2 MCOLL_HIER_OVERLAP_COPIES=0 mpi_cmd 4 "${mps%%(*}" INFO 1
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
+        run_step hier-d2-host "$rg" "$mps" "$OUT/hier-d2-host-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    fi
     # The nonblocking and persistent calls on the same path (their steps advanced by the
     # completion calls, the engine's steps launched from there).
     prog=$BUILD/tests/gpu/gpu_nonblocking
