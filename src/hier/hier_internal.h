@@ -260,6 +260,10 @@ int hier_pair_reduces(const hier_run *x);
 char *hier_pair(hier_run *x, const hier_pair_step *p);
 size_t hier_mpi_staging_bytes(const hier_mpi_step *s);
 CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host);
+/* The same on the call's copy stream, skipped after a failure and failing the call; and the wait
+ * for that stream. Each returns 1 when done. */
+int hier_stage(hier_run *x, void *dst, const void *src, size_t bytes, int to_host);
+int hier_stage_wait(hier_run *x);
 
 /* Memory: scratch of the buffers' kind (valid until the next call), and a copy that has
  * finished when it returns. */

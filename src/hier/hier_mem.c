@@ -39,8 +39,7 @@ static mcoll_result begin(hier_run *x, mcoll_hier *h, const mcoll_hier_args *a)
     x->start = MPI_Wtime();
     x->mpi_s = 0;
     x->rec = h->recording;
-    x->slots = x->pending = x->parity = 0;
-    x->ahead[0].dev = x->ahead[1].dev = NULL;
+    hier_slots_end(x); /* no slots outside a pipeline */
     /* Building the engine is collective over the domain: a nonblocking start must not wait for
      * its peers, so a recorded call uses the engine only once a blocking call has built it. */
     if (a->device && a->engines) {

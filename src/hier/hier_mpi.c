@@ -6,7 +6,6 @@
 #include "hier_op.h"
 #include "log.h"
 
-
 int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *in, void *out, MPI_Request *req)
 {
     MPI_Datatype t = a->type;
@@ -54,16 +53,20 @@ CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t byt
     return r;
 }
 
-static void copy(hier_run *x, void *dst, const void *src, size_t bytes, int to_host)
+int hier_stage(hier_run *x, void *dst, const void *src, size_t bytes, int to_host)
 {
-    if (x->rc == MCOLL_SUCCESS && hier_stage_copy(x->h->stream, dst, src, bytes, to_host) != CUDA_SUCCESS)
-        hier_failed(x, MCOLL_ERR_CUDA);
+    if (x->rc != MCOLL_SUCCESS) return 0;
+    if (hier_stage_copy(x->h->stream, dst, src, bytes, to_host) == CUDA_SUCCESS) return 1;
+    hier_failed(x, MCOLL_ERR_CUDA);
+    return 0;
 }
 
-static void sync_copies(hier_run *x)
+int hier_stage_wait(hier_run *x)
 {
-    if (x->rc == MCOLL_SUCCESS && mcoll_cu.cuStreamSynchronize(x->h->stream) != CUDA_SUCCESS)
-        hier_failed(x, MCOLL_ERR_CUDA);
+    if (x->rc != MCOLL_SUCCESS) return 0;
+    if (mcoll_cu.cuStreamSynchronize(x->h->stream) == CUDA_SUCCESS) return 1;
+    hier_failed(x, MCOLL_ERR_CUDA);
+    return 0;
 }
 
 void hier_mpi(hier_run *x, const hier_mpi_step *s)
@@ -86,14 +89,14 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
     if (x->a->device && !x->a->cuda_aware) host = hier_host(x, hier_mpi_staging_bytes(s));
     if (host) {
         if (has_in) {
-            copy(x, host, s->in, s->in_bytes, 1);
+            hier_stage(x, host, s->in, s->in_bytes, 1);
             in = host;
         }
         if (s->out && s->out_bytes) {
-            if (s->out_read) copy(x, host + in_room, s->out, s->out_bytes, 1);
+            if (s->out_read) hier_stage(x, host + in_room, s->out, s->out_bytes, 1);
             out = host + in_room;
         }
-        sync_copies(x);
+        hier_stage_wait(x);
     } else if (x->a->device && !x->a->cuda_aware) {
         /* No staging memory: the call is still made, on no data of this rank's. */
         in = has_in ? NULL : in;
@@ -101,8 +104,8 @@ void hier_mpi(hier_run *x, const hier_mpi_step *s)
     }
     if (hier_mpi_call(x->a, s, in, out, NULL) != MPI_SUCCESS) hier_failed(x, MCOLL_ERR_MPI);
     if (host && s->out && s->out_bytes) {
-        copy(x, s->out, host + in_room, s->out_bytes, 0);
-        sync_copies(x);
+        hier_stage(x, s->out, host + in_room, s->out_bytes, 0);
+        hier_stage_wait(x);
     }
     if (s->comm == x->h->cross) x->mpi_s += MPI_Wtime() - t0; /* for the time split (hier_execute) */
 }

@@ -57,14 +57,10 @@ static int copy_ok(hier_run *x, CUresult r)
     return r == CUDA_SUCCESS;
 }
 
-static int to_host(hier_run *x, char *host, const char *dev, size_t bytes)
+/* The slot's room before the other's part: what was copied ahead, or the part sent. */
+static size_t ahead_room(const hier_pair_step *p, size_t bytes)
 {
-    return x->rc == MCOLL_SUCCESS && copy_ok(x, hier_stage_copy(x->h->stream, host, dev, bytes, 1));
-}
-
-static int copies_done(hier_run *x)
-{
-    return x->rc == MCOLL_SUCCESS && copy_ok(x, mcoll_cu.cuStreamSynchronize(x->h->stream));
+    return hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
 }
 
 static char *reduce_on_gpu(hier_run *x, const hier_pair_step *p, CUstream stream)
@@ -100,7 +96,7 @@ static char *on_device(hier_run *x, const hier_pair_step *p)
 static char *on_gpu(hier_run *x, const hier_pair_step *p, char *host)
 {
     const mcoll_hier_args *a = x->a;
-    size_t bytes = p->q * a->esize, room = hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
+    size_t bytes = p->q * a->esize, room = ahead_room(p, bytes);
     CUstream engine = mcoll_comm_stream(x->engine);
     char *send = NULL, *theirs = host + room;
     if (p->send) {
@@ -108,7 +104,7 @@ static char *on_gpu(hier_run *x, const hier_pair_step *p, char *host)
             send = host + (p->send - p->ahead_dev);
         } else {
             send = host;
-            if (to_host(x, send, p->send, bytes)) copies_done(x);
+            if (hier_stage(x, send, p->send, bytes, 1)) hier_stage_wait(x);
         }
     }
     swap(x, send, theirs, bytes, p->send != NULL, p->mine != NULL);
@@ -130,9 +126,9 @@ static char *on_host(hier_run *x, const hier_pair_step *p)
         send = p->send ? host : NULL;
         mine = p->mine ? host + room : NULL;
         theirs = p->mine ? host + 2 * room : NULL;
-        if (send) ok = to_host(x, send, p->send, bytes);
-        if (mine && ok) ok = to_host(x, mine, p->mine, bytes);
-        if (ok) copies_done(x);
+        if (send) ok = hier_stage(x, send, p->send, bytes, 1);
+        if (mine && ok) ok = hier_stage(x, mine, p->mine, bytes, 1);
+        if (ok) hier_stage_wait(x);
     }
     swap(x, send, theirs, bytes, p->send != NULL, p->mine != NULL);
     if (!p->mine || !host || x->rc != MCOLL_SUCCESS) return p->mine;
@@ -141,17 +137,16 @@ static char *on_host(hier_run *x, const hier_pair_step *p)
         hier_failed(x, MCOLL_ERR_MPI);
         return p->mine;
     }
-    if (copy_ok(x, hier_stage_copy(x->h->stream, p->mine, first ? theirs : mine, bytes, 0))) copies_done(x);
+    if (hier_stage(x, p->mine, first ? theirs : mine, bytes, 0)) hier_stage_wait(x);
     return p->mine;
 }
 
 char *hier_pair(hier_run *x, const hier_pair_step *p)
 {
     size_t bytes = p->q * x->a->esize;
-    size_t room = hier_stage_aligned(p->ahead_bytes > bytes ? p->ahead_bytes : bytes);
     char *host;
     if (!p->q) return p->mine;
     if (x->a->cuda_aware && x->engine) return on_device(x, p);
-    host = x->slots && x->engine ? hier_slots_memory(x, room + bytes) : NULL;
+    host = x->slots && x->engine ? hier_slots_memory(x, ahead_room(p, bytes) + bytes) : NULL;
     return host ? on_gpu(x, p, host) : on_host(x, p);
 }

@@ -12,7 +12,6 @@
 #include "config.h"
 #include "hier_internal.h"
 
-
 void hier_slots_begin(hier_run *x)
 {
     x->slots = x->queued && !x->rec && x->a->device && !x->a->cuda_aware && x->engine &&
@@ -84,23 +83,20 @@ int hier_slots_mpi(hier_run *x, const hier_mpi_step *s)
 {
     int has_in = s->in && s->in != MPI_IN_PLACE && s->in_bytes;
     int has_out = s->out && s->out_bytes;
-    int ahead, ok = x->rc == MCOLL_SUCCESS;
+    int ok = 1;
     /* The slot: the input, then the result (in place: the result alone). */
     size_t in_room = has_in ? hier_stage_aligned(s->in_bytes) : 0;
     char *host, *result;
-    CUstream copies = x->h->stream;
 
     if (!x->slots) return 0;
     host = slot(x, x->parity, in_room + (has_out ? s->out_bytes : 0));
     if (!host) return 0; /* then staged as a lone step */
     result = host + in_room;
-    ahead = take_ahead(x, s, has_in);
-    if (!ahead) {
+    if (!take_ahead(x, s, has_in)) {
         /* This chunk's input, done on the engine (the pipeline waited for it). */
-        if (has_in && ok) ok = hier_stage_copy(copies, host, s->in, s->in_bytes, 1) == CUDA_SUCCESS;
-        if (s->out_read && has_out && ok) ok = hier_stage_copy(copies, result, s->out, s->out_bytes, 1) == CUDA_SUCCESS;
-        if (ok) ok = mcoll_cu.cuStreamSynchronize(copies) == CUDA_SUCCESS;
-        if (!ok) hier_failed(x, MCOLL_ERR_CUDA);
+        if (has_in) ok = hier_stage(x, host, s->in, s->in_bytes, 1);
+        if (s->out_read && has_out && ok) ok = hier_stage(x, result, s->out, s->out_bytes, 1);
+        if (ok) hier_stage_wait(x);
     }
     /* Made even after a failure, so the other ranks are not left waiting. */
     if (hier_mpi_call(x->a, s, has_in ? host : s->in, has_out ? result : NULL, NULL) != MPI_SUCCESS)
