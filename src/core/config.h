@@ -48,6 +48,7 @@ typedef struct {
     mcoll_hier_mode hier;      /* MCOLL_HIER: hierarchical collectives on communicators spanning domains */
     int hier_nonblocking;      /* MCOLL_HIER_NONBLOCKING: nonblocking and persistent calls on that path too */
     int hier_overlap_copies;   /* MCOLL_HIER_OVERLAP_COPIES: the pipelines' staging copies on the engine's stream */
+    int hier_gpu_reduce;       /* MCOLL_HIER_GPU_REDUCE: reductions between domains on the GPU, the MPI moving bytes */
     int reg_cache;             /* MCOLL_REG_CACHE: unused peer mappings of registered buffers kept for reuse */
     size_t zero_copy_min;      /* MCOLL_ZERO_COPY_MIN: smallest call (bytes) the plug-in maps the peers'
                                   buffers for, to run it zero-copy (0: never) */

@@ -6,17 +6,19 @@
  * allreduce per local rank, all at once, each carrying 1/d of the bytes), and the slices are
  * all-gathered inside the domain. The last count % d elements are allreduced inside the domain
  * and then between domains whole. With two domains the slices' allreduce between them is a swap
- * through the MPI and a reduction on the GPU (pair.c).
+ * through the MPI and a reduction on the GPU (pair.c); with more, an exchange of parts through
+ * the MPI, a reduction on the GPU and an all-gather (exchange.c).
  *
  * Domains of unequal size: reduce to the first rank of each domain, allreduce between those,
  * broadcast inside each domain; in chunks of MCOLL_STAGE_CHUNK bytes, pipelined as above. */
 #include "hier_internal.h"
 
-/* What the chunks of one call share: and, with two domains (pair.c), two slots of scratch for
- * the other domain's slice. */
+/* What the chunks of one call share: and two slots of scratch for the other domain's slice (two
+ * domains, pair.c) or for the domains' parts (more, exchange.c). */
 typedef struct {
     hier_chunks c;
     char *other[2];
+    char *parts[2];
 } sliced_chunks;
 
 /* Chunk k's slice, reduce-scattered inside the domain, allreduced between domains and
@@ -25,7 +27,9 @@ static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
 {
     const sliced_chunks *s = ctx;
     char *sum = slot;
-    if (s->other[0]) {
+    if (s->parts[0]) {
+        hier_exchange_allreduce(x, slot, q, s->parts[k % 2]);
+    } else if (s->other[0]) {
         hier_pair_step p = {slot, HIER_BYTES(x, q), slot, slot, s->other[k % 2], q};
         sum = hier_pair(x, &p);
     } else {
@@ -40,13 +44,14 @@ static void sliced(hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
     size_t n = a->count, slice_bytes;
-    sliced_chunks s = {hier_chunking(x, n), {NULL, NULL}};
+    sliced_chunks s = {hier_chunking(x, n), {NULL, NULL}, {NULL, NULL}};
     const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
     char *out = a->recvbuf, *slots = NULL, *slot[2];
-    int pair = hier_pair_reduces(x);
+    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x);
+    size_t parts_bytes = exchange ? hier_exchange_scratch(x, s.c.slice, 0) : 0;
 
     slice_bytes = HIER_BYTES(x, s.c.slice);
-    if (s.c.body) slots = hier_scratch(x, (pair ? 4 : 2) * (slice_bytes + 256));
+    if (s.c.body) slots = hier_scratch(x, (pair ? 4 : 2) * (slice_bytes + 256) + 2 * (parts_bytes + 256));
     if (slots) {
         char *next = slots;
         slot[0] = hier_carve(&next, slice_bytes);
@@ -54,6 +59,10 @@ static void sliced(hier_run *x)
         if (pair) {
             s.other[0] = hier_carve(&next, slice_bytes);
             s.other[1] = hier_carve(&next, slice_bytes);
+        }
+        if (exchange) {
+            s.parts[0] = hier_carve(&next, parts_bytes);
+            s.parts[1] = hier_carve(&next, parts_bytes);
         }
         hier_pipeline_reduce_scatter(x, &s.c, in, slot, finish_chunk, &s);
     }

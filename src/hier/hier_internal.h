@@ -29,6 +29,7 @@ struct mcoll_hier {
                                 else the first rank of every domain (MPI_COMM_NULL elsewhere);
                                 both in domain order */
     int nonblocking;         /* every rank has MCOLL_HIER_NONBLOCKING on */
+    int gpu_reduce;          /* every rank has MCOLL_HIER_GPU_REDUCE on (pair.c, exchange.c) */
     mcoll_domain_kind kind;
     char text[96];           /* mcoll_hier_describe */
     mcoll_hier_times_t times; /* the calls' time split (mcoll_hier_times), summed by hier_execute */
@@ -258,6 +259,28 @@ typedef struct {
 } hier_pair_step;
 int hier_pair_reduces(const hier_run *x);
 char *hier_pair(hier_run *x, const hier_pair_step *p);
+/* What both forms ask of a call (alike on every rank): equal domains, MCOLL_HIER_GPU_REDUCE on
+ * everywhere, a reduction the GPU kernels have, device buffers, the engines allowed, a blocking
+ * call. */
+int hier_reduces_between(const hier_run *x);
+
+/* More than two domains of equal size, up to HIER_EXCHANGE_MAX_DOMAINS (exchange.c): the slice
+ * cut into a part per domain, the parts exchanged through the MPI (MPI_Alltoallv), each rank's
+ * part reduced on this GPU in domain order, then shared through the MPI. Beyond that many domains
+ * the exchange's D - 1 messages and D - 1 reductions per step are left to the MPI's own
+ * algorithms, whose steps grow as log D. hier_exchange_reduces says whether the call takes that
+ * form (alike on every rank). `dev` is device scratch of hier_exchange_scratch bytes, of which
+ * the pipelines keep two, used by turns (a step's copy of its result may still be queued on the
+ * engine's stream when the next begins). Allreduce and reduce: the q elements at `slice` (device;
+ * its copy ahead taken when there is one) are replaced by the sum over the domains (reduce: at
+ * the root's domain only). Reduce-scatter: `bundle` holds D pieces of q elements, piece j for
+ * domain j; returns where this domain's piece, reduced, lies (in `dev`). */
+#define HIER_EXCHANGE_MAX_DOMAINS 16
+int hier_exchange_reduces(const hier_run *x);
+size_t hier_exchange_scratch(const hier_run *x, size_t q, size_t per_domain);
+void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev);
+void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int root_domain);
+char *hier_exchange_reduce_scatter(hier_run *x, const char *bundle, size_t q, char *dev);
 size_t hier_mpi_staging_bytes(const hier_mpi_step *s);
 CUresult hier_stage_copy(CUstream stream, void *dst, const void *src, size_t bytes, int to_host);
 /* The same on the call's copy stream, skipped after a failure and failing the call; and the wait

@@ -108,7 +108,7 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
 {
     mcoll_domain_facts mine, *all = NULL;
     mcoll_hier *h = NULL;
-    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[6];
+    int *leader = NULL, size, rank, node_size = 0, ok, node_local, one_domain, agreed[8];
     const char *fallback = NULL;
 
     *out = NULL;
@@ -124,7 +124,8 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     ok = ok && all && leader;
     /* One allreduce: did every rank get this far, do all run the same MCOLL_HIER (the steps
      * inside a domain must be made alike on its ranks), do all take nonblocking calls on the
-     * hierarchy (MCOLL_HIER_NONBLOCKING), and could the ranks be more than one
+     * hierarchy (MCOLL_HIER_NONBLOCKING) and reduce between domains on the GPU
+     * (MCOLL_HIER_GPU_REDUCE: which MPI calls a step makes), and could the ranks be more than one
      * domain (several nodes, a setting, fabric info)? One node with neither is one domain, and
      * needs no allgather. */
     agreed[0] = !ok;
@@ -133,7 +134,9 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     agreed[3] = !node_local || mine.domain_size != 0 || mine.fabric >= 0;
     agreed[4] = !mcoll_settings_get()->hier_nonblocking; /* on where every rank has it on */
     agreed[5] = !agreed[4];
-    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 6, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
+    agreed[6] = !mcoll_settings_get()->hier_gpu_reduce;
+    agreed[7] = !agreed[6];
+    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 8, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS || agreed[0] || !agreed[3] ||
         PMPI_Allgather(&mine, 4, MPI_INT64_T, all, 4, MPI_INT64_T, comm) != MPI_SUCCESS)
         goto none;
     if (agreed[1] != -agreed[2]) {
@@ -145,9 +148,13 @@ int mcoll_hier_learn(MPI_Comm comm, mcoll_hier **out)
     h->rank = rank;
     h->size = size;
     h->nonblocking = !agreed[4];
+    h->gpu_reduce = !agreed[6];
     if (agreed[4] && agreed[5] && rank == 0)
         MCOLL_WARN("communicator of %d ranks: ranks disagree on MCOLL_HIER_NONBLOCKING; its nonblocking calls are staged",
                    size);
+    if (agreed[6] && agreed[7] && rank == 0)
+        MCOLL_WARN("communicator of %d ranks: ranks disagree on MCOLL_HIER_GPU_REDUCE; the MPI reduces between its "
+                   "domains", size);
     h->domain = h->cross = MPI_COMM_NULL;
     h->kind = mcoll_domains_group(all, size, leader, &fallback);
     if (fallback && rank == 0)

@@ -3,7 +3,9 @@
  * Equal domains: the vector is cut into chunks as allreduce's is; per chunk, reduce-scatter
  * inside every domain, reduce each slice between domains to the root's domain, gather the
  * slices to the root inside its domain (with two domains, the other domain's ranks send their
- * slices and the root's domain reduces them on the GPU: pair.c). The chunks are pipelined as allreduce's are: chunk k+1
+ * slices and the root's domain reduces them on the GPU: pair.c; with more, the slices' parts are
+ * exchanged, reduced on the GPU and gathered to the root's domain: exchange.c). The chunks are
+ * pipelined as allreduce's are: chunk k+1
  * is reduce-scattered on the engine while chunk k crosses the MPI, in two scratch slots that
  * alternate. The last count % d elements are reduced inside every domain to the rank with the
  * root's local rank, then between those to the root.
@@ -23,6 +25,7 @@ typedef struct {
     const hier_chunks *c;
     int rd, lr, root_domain;
     char *other[2];          /* two domains: the other domain's slice at the root's domain (pair.c) */
+    char *parts[2];          /* more: the domains' parts (exchange.c) */
 } reduce_chunks;
 
 /* Chunk k's slice, reduce-scattered inside the domain, reduced between domains to the root's
@@ -32,7 +35,9 @@ static void finish_chunk(hier_run *x, char *slot, size_t k, size_t q, void *ctx)
 {
     const reduce_chunks *r = ctx;
     char *sum = slot;
-    if (r->other[0]) {
+    if (r->parts[0]) {
+        hier_exchange_reduce(x, slot, q, r->parts[k % 2], r->rd);
+    } else if (r->other[0]) {
         /* The other domain's rank sends its slice; the root's domain reduces it on the GPU. */
         hier_pair_step p = {slot, HIER_BYTES(x, q), r->root_domain ? NULL : slot, r->root_domain ? slot : NULL,
                             r->other[k % 2], q};
@@ -53,10 +58,12 @@ static void sliced(hier_run *x)
     hier_chunks c = hier_chunking(x, n);
     const char *in = input(x);
     char *out = a->recvbuf, *scratch, *next, *slot[2], *tail;
-    int pair = hier_pair_reduces(x);
-    reduce_chunks r = {&c, rd, lr, root_domain, {NULL, NULL}};
+    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x);
+    size_t parts_bytes = exchange ? hier_exchange_scratch(x, c.slice, 0) : 0;
+    reduce_chunks r = {&c, rd, lr, root_domain, {NULL, NULL}, {NULL, NULL}};
 
-    scratch = hier_scratch(x, (pair ? 4 : 2) * (HIER_BYTES(x, c.slice) + 256) + HIER_BYTES(x, n - c.body) + 256);
+    scratch = hier_scratch(x, (pair ? 4 : 2) * (HIER_BYTES(x, c.slice) + 256) + HIER_BYTES(x, n - c.body) + 256 +
+                                  2 * (parts_bytes + 256));
     if (!scratch) return;
     next = scratch;
     slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
@@ -64,6 +71,10 @@ static void sliced(hier_run *x)
     if (pair) {
         r.other[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
         r.other[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
+    }
+    if (exchange) {
+        r.parts[0] = hier_carve(&next, parts_bytes);
+        r.parts[1] = hier_carve(&next, parts_bytes);
     }
     tail = hier_carve(&next, HIER_BYTES(x, n - c.body));
     hier_pipeline_reduce_scatter(x, &c, in, slot, finish_chunk, &r);

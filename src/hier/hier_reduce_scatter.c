@@ -2,7 +2,8 @@
  *
  * Equal domains: the blocks are first ordered by the local rank of their destination (on the
  * GPU), reduce-scattered inside the domain, so each rank holds its domain's sum of the blocks of
- * its local rank in every domain, and reduce-scattered between domains (MPI, 1/d of the blocks).
+ * its local rank in every domain, and reduce-scattered between domains (MPI, 1/d of the blocks;
+ * two domains: pair.c, more: exchange.c).
  * The blocks are cut into pieces (hier_pieces) and pipelined (hier_pipeline): piece k+1 is
  * ordered and reduce-scattered on the engine while piece k crosses the MPI.
  *
@@ -22,6 +23,7 @@ typedef struct {
     hier_chunks c;
     char *ordered, *bundle[2];
     char *other[2];          /* two domains: the other domain's piece (pair.c) */
+    char *parts[2];          /* more: every domain's copy of this domain's piece (exchange.c) */
 } rs_pieces;
 
 /* Piece k of every block, ordered by the local rank of its destination, reduce-scattered inside
@@ -43,6 +45,10 @@ static void finish_piece(hier_run *x, size_t k, void *ctx)
     rs_pieces *p = ctx;
     size_t q = hier_chunk_elements(&p->c, k);
     char *out = HIER_AT(x, x->a->recvbuf, k * p->c.chunk), *bundle = p->bundle[k % 2];
+    if (p->parts[0]) {
+        hier_copy(x, out, hier_exchange_reduce_scatter(x, bundle, q, p->parts[k % 2]), HIER_BYTES(x, q));
+        return;
+    }
     if (p->other[0]) {
         /* Two domains: this rank's piece for the other domain goes there, the other's for this
          * one comes here and is reduced with it on the GPU. */
@@ -61,11 +67,13 @@ static void local_major(hier_run *x)
     rs_pieces p;
     size_t bundle_bytes;
     char *scratch, *next;
-    int pair = hier_pair_reduces(x);
+    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x);
+    size_t parts_bytes;
     p.c = hier_pieces(x, x->a->count, (size_t)h->domains);
     bundle_bytes = HIER_BYTES(x, p.c.chunk * (size_t)h->domains);
+    parts_bytes = exchange ? hier_exchange_scratch(x, 0, p.c.chunk) : 0;
     scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes +
-                                  (pair ? 2 * HIER_BYTES(x, p.c.chunk) : 0) + 1280);
+                                  (pair ? 2 * HIER_BYTES(x, p.c.chunk) : 0) + 2 * parts_bytes + 1792);
     if (!scratch) return;
     next = scratch;
     p.ordered = hier_carve(&next, HIER_BYTES(x, p.c.chunk * (size_t)h->size));
@@ -73,6 +81,8 @@ static void local_major(hier_run *x)
     p.bundle[1] = hier_carve(&next, bundle_bytes);
     p.other[0] = pair ? hier_carve(&next, HIER_BYTES(x, p.c.chunk)) : NULL;
     p.other[1] = pair ? hier_carve(&next, HIER_BYTES(x, p.c.chunk)) : NULL;
+    p.parts[0] = exchange ? hier_carve(&next, parts_bytes) : NULL;
+    p.parts[1] = exchange ? hier_carve(&next, parts_bytes) : NULL;
     hier_pipeline(x, p.c.chunks, queue_piece, finish_piece, &p);
 }
 

@@ -24,12 +24,14 @@
 
 #define PAIR_TAG 0x6d63 /* point-to-point on the cross communicator carries nothing else */
 
-int hier_pair_reduces(const hier_run *x)
+int hier_reduces_between(const hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
-    return x->h->domains == 2 && x->h->equal && a->op != MPI_OP_NULL && a->engines && a->device && !x->rec &&
+    return x->h->equal && x->h->gpu_reduce && a->op != MPI_OP_NULL && a->engines && a->device && !x->rec &&
            mcoll_reduce_supported(a->dtype, a->kernel_op);
 }
+
+int hier_pair_reduces(const hier_run *x) { return x->h->domains == 2 && hier_reduces_between(x); }
 
 /* The MPI step: this rank's part (at mine, or nothing) for the other's (into theirs, or nothing);
  * made even after a failure, with no data when there is no memory, so the peer is not left

@@ -14,6 +14,7 @@
 #include "contract/devmem.h"
 #include "contract/hier_test.h"
 #include "config.h"
+#include "hier_internal.h"
 #include "launch.h"
 
 static long launches;
@@ -122,7 +123,7 @@ int main(int argc, char **argv)
 {
     /* One chunk or piece, and several (64 KiB chunks; blocks of 4 ranks). */
     static const int counts[] = {333, 3 * 16384 + 5};
-    int rank, size, k, c, *in, *out, nonblocking, in_pair, d, pair, cuda_aware;
+    int rank, size, k, c, *in, *out, nonblocking, in_pair, d, gpu_between, cuda_aware, gpu_reduce;
     long blocking_launches[CALLS][2], before;
     MPI_Request req;
     CUdevice dev;
@@ -132,6 +133,12 @@ int main(int argc, char **argv)
     setenv("MCOLL_RESIDENT", "0", 1);
     setenv("MCOLL_CONTRACT_EVENT_DELAY", "2", 0);
     cuda_aware = hier_test_settings();
+    /* On unless the run says; "rank0" turns it off on world rank 0 alone, which must turn it off
+     * everywhere (the ranks agree when they learn the domains). */
+    setenv("MCOLL_HIER_GPU_REDUCE", "1", 0);
+    gpu_reduce = !strcmp(getenv("MCOLL_HIER_GPU_REDUCE"), "1");
+    if (!strcmp(getenv("MCOLL_HIER_GPU_REDUCE"), "rank0"))
+        setenv("MCOLL_HIER_GPU_REDUCE", getenv("OMPI_COMM_WORLD_RANK") && atoi(getenv("OMPI_COMM_WORLD_RANK")) == 0 ? "0" : "1", 1);
     setenv("MCOLL_ENGINE", "auto", 1);
     devmem_mpi_init(&argc, &argv, &rank, &size, &dev);
     (void)check_host; /* devmem.h's; every buffer here may reach the MPI */
@@ -153,13 +160,15 @@ int main(int argc, char **argv)
                 }
                 /* Two domains of one size: a blocking allreduce's slices swap through the MPI
                  * and are reduced on the GPU, chunk by chunk, and so are a blocking reduce's at
-                 * the root's domain and a blocking reduce-scatter's pieces (pair.c). */
+                 * the root's domain and a blocking reduce-scatter's pieces (pair.c). More domains:
+                 * every rank reduces its part of each slice (exchange.c). */
                 ct_checks++;
-                pair = !nonblocking && size == 2 * d && counts[c] >= 2 * d &&
-                       (k == ALLREDUCE || k == REDUCE_SCATTER || (k == REDUCE && rank / d == 0));
-                if (pair && local_reductions == reductions)
-                    CT_FAIL("%s of %d ints over two domains reduced nothing on the GPU", names[k], counts[c]);
-                if (!pair && (nonblocking || k == BCAST || k == ALLGATHER) && local_reductions != reductions)
+                gpu_between = gpu_reduce && !nonblocking && size % d == 0 && size / d >= 2 && size / d <= HIER_EXCHANGE_MAX_DOMAINS &&
+                       counts[c] >= size &&
+                       (k == ALLREDUCE || k == REDUCE_SCATTER || (k == REDUCE && (size / d > 2 || rank / d == 0)));
+                if (gpu_between && local_reductions == reductions)
+                    CT_FAIL("%s of %d ints over %d domains reduced nothing on the GPU", names[k], counts[c], size / d);
+                if (!gpu_between && local_reductions != reductions)
                     CT_FAIL("%s%s of %d ints reduced on the GPU between domains", nonblocking ? "nonblocking " : "",
                             names[k], counts[c]);
                 if (!nonblocking) {
@@ -187,7 +196,14 @@ int main(int argc, char **argv)
             waits[overlap] = mcoll_contract_calls("cuStreamSynchronize") - before;
         }
         ct_checks++;
-        if (!cuda_aware && in_pair && (size % d == 0 || rank % d == 0) && waits[1] >= waits[0])
+        /* More than two domains, a reduce outside the root's domain: the reduced part must reach
+         * the host before the gather either way (one wait per chunk, for the GPU's reduction or
+         * for the input's copy). */
+        if (k == REDUCE && size % d == 0 && size / d > 2 && rank / d != 0) {
+            if (!cuda_aware && waits[1] > waits[0])
+                CT_FAIL("reduce of %d ints: %ld stream waits with the copies on the engine's stream, %ld without",
+                        counts[1], waits[1], waits[0]);
+        } else if (!cuda_aware && in_pair && (size % d == 0 || rank % d == 0) && waits[1] >= waits[0])
             CT_FAIL("%s of %d ints: %ld stream waits with the copies on the engine's stream, %ld without", names[k],
                     counts[1], waits[1], waits[0]);
     }

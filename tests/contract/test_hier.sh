@@ -6,7 +6,8 @@
 # CUDA-aware MPI (device pointers between domains), 3 ranks (a last domain of one), and
 # MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
 # domain's engine set-up fails, on every rank of the domain alike, and its steps go through MPI
-# (and the two domains' reductions are swapped and reduced on the host), the MPI CUDA-aware or not.
+# (and the two domains' reductions are swapped and reduced on the host), the MPI CUDA-aware or not;
+# the same at 6 and 8 ranks (three and four domains: the exchange of parts, reduced on the host).
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
@@ -46,6 +47,26 @@ log=$BUILD/tests/logs/hier.engine.unequal.out
 MCOLL_DOMAIN_SIZE=3 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
 grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine unequal"; tail -n 20 "$log"; exit 1; }
 echo "PASS: mpi_hier_engine unequal"
+# Three domains of 2 (6 ranks): the reductions between them as an exchange of parts, reduced on
+# the GPU (exchange.c); and four (8 ranks) with a CUDA-aware MPI, the exchange on device buffers.
+for np_ca in 6:0 8:1; do
+    log=$BUILD/tests/logs/hier.engine.exchange-np${np_ca%:*}.out
+    MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=${np_ca#*:} "$MPIRUN" -np "${np_ca%:*}" --oversubscribe -x MCOLL_DOMAIN_SIZE \
+        -x MCOLL_CUDA_AWARE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
+    grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine exchange np ${np_ca%:*}"; tail -n 20 "$log"; exit 1; }
+    echo "PASS: mpi_hier_engine exchange np ${np_ca%:*} (CUDA-aware ${np_ca#*:})"
+done
+# MCOLL_HIER_GPU_REDUCE=0 on every rank, and on rank 0 alone (the ranks agree: off, with a
+# warning): the MPI reduces between domains, nothing is reduced on the GPU there.
+for setting in 0 rank0; do
+    log=$BUILD/tests/logs/hier.engine.gpu-reduce-$setting.out
+    MCOLL_DOMAIN_SIZE=2 MCOLL_HIER_GPU_REDUCE=$setting "$MPIRUN" -np 6 --oversubscribe -x MCOLL_DOMAIN_SIZE \
+        -x MCOLL_HIER_GPU_REDUCE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1
+    grep -q "^mpi_hier_engine: PASS" "$log" || { echo "FAIL: mpi_hier_engine MCOLL_HIER_GPU_REDUCE=$setting"; tail -n 20 "$log"; exit 1; }
+    echo "PASS: mpi_hier_engine MCOLL_HIER_GPU_REDUCE=$setting"
+done
+grep -q "ranks disagree on MCOLL_HIER_GPU_REDUCE" "$BUILD/tests/logs/hier.engine.gpu-reduce-rank0.out" ||
+    { echo "FAIL: gpu-reduce-rank0: no warning that the ranks disagree on MCOLL_HIER_GPU_REDUCE"; exit 1; }
 # The same on two domains with a CUDA-aware MPI: the swap between them on device buffers.
 log=$BUILD/tests/logs/hier.engine.cuda-aware.out
 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE \
@@ -62,6 +83,11 @@ run np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=mpi MCOLL_CONTRACT_F
 run engines-fail "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=auto \
     MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
 run engines-fail-cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=auto \
+    MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
+# Three domains (uneven parts of a slice) and four, the exchange's parts reduced on the host.
+run exchange-np6 6 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=auto \
+    MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
+run exchange-np8-cuda-aware 8 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=auto \
     MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
 grep -q "without GPU engine" "$BUILD/tests/logs/hier.engines-fail.out" ||
     { echo "FAIL: engines-fail: no domain said it runs without its engine"; exit 1; }

@@ -70,7 +70,10 @@
 #              PMPI INFO lines must show calls on the `hier` path; hier-d2-host: domains of 2 with
 #              MCOLL_HIER_OVERLAP_COPIES=0 (the two domains' reductions reduced on the host); and gpu_nonblocking at
 #              MCOLL_DOMAIN_SIZE=2 and MCOLL_HIER_NONBLOCKING=1 (hier-nb-d2: nonblocking and
-#              persistent calls on that path)
+#              persistent calls on that path); hier-x3 and hier-x4: gpu_mpi at NP 6 and 8 in
+#              domains of 2 (three and four domains: the reductions between them exchanged in
+#              parts and reduced on the GPU, src/hier/exchange.c), and hier-x4-host with
+#              MCOLL_HIER_OVERLAP_COPIES=0 (those parts reduced on the host)
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
 #   dead       gpu_faults -f dead at NP 2 under mpirun --enable-recovery: the last rank is killed
@@ -686,7 +689,7 @@ if [ "$MPS_MODE" != off ] && [ "$NGPUS" -gt 0 ] && [ $BUILD_OK = 1 ] && [ $GUARD
         case $s in
             native|stream|mpi|nonblocking|errors|memory|emulation|autoreg|loads|ll|soak) nps=$NPS ;;
             split) nps=$(for np in $NPS; do [ "$np" -ge 4 ] && echo "$np"; done) ;;
-            hier) nps=4 ;;
+            hier) nps="4 8" ;;
             bench|asyncloop) nps=$largest ;;
             *) nps=$small_np ;;
         esac
@@ -825,6 +828,22 @@ if selected hier; then
         MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
         run_step hier-d2-host "$rg" "$mps" "$OUT/hier-d2-host-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     fi
+    # Three and four domains of 2: the reductions between domains exchanged in parts and reduced
+    # on the GPU (src/hier/exchange.c), or on the host when every MPI step waits for its copies.
+    for row in x3:6:1 x4:8:1 x4-host:8:0; do
+        name=hier-${row%%:*} np=${row#*:}
+        copies=${np#*:} np=${np%:*}
+        rg=$(ranks_gpus "$np")
+        mps=$(mps_col "$np")
+        gpu_ready "$name" "$rg" "$mps" "$prog" || continue
+        MCOLL_DOMAIN_SIZE=2 MCOLL_HIER_OVERLAP_COPIES=$copies mpi_cmd "$np" "${mps%%(*}" INFO 1
+        # Every domain's kernels must be resident at once on the one GPU: 16 blocks a rank
+        # (docs/hierarchical.md, "Settings").
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI -x MCOLL_MAX_BLOCKS=16 -x MCOLL_ZERO_COPY_BLOCKS=16)
+        run_step "$name" "$rg" "$mps" "$OUT/$name-np$np.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
+    done
+    rg=$(ranks_gpus 4)
+    mps=$(mps_col 4)
     # The nonblocking and persistent calls on the same path (their steps advanced by the
     # completion calls, the engine's steps launched from there).
     prog=$BUILD/tests/gpu/gpu_nonblocking

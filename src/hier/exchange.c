@@ -1,0 +1,226 @@
+/* More than two domains of equal size: a reduction between them with no reduction by the MPI.
+ *
+ * The D ranks holding one slice (one per domain, h->cross) cut it into D parts. Each sends part j
+ * to the rank of domain j and receives its own part from every domain (MPI_Alltoallv: the MPI
+ * only moves bytes), reduces the D copies of its part on the GPU in domain order (part of domain
+ * 0 op (part of domain 1 op (...))), and the reduced parts are then shared: all-gathered
+ * (allreduce), gathered to the root's domain (reduce), or kept (reduce-scatter, whose parts are
+ * the pieces for each domain). Each part is reduced once, so every rank gets the same bits.
+ * The bytes a rank sends and receives are those of the MPI's own reduce-scatter and all-gather
+ * (2 (D - 1) / D of the slice); what goes is the host MPI's reduction on one core, in series
+ * with the transfers (two domains: pair.c, whose swap is one step).
+ *
+ * Forms, as pair.c's: with a CUDA-aware MPI and an engine the MPI takes the device buffers;
+ * staging with the engine's slots (hier_slots_begin) the input comes from its copy ahead, the
+ * parts received go to the GPU and the reduced part back, and the shared result's copy to the
+ * device is queued on the engine's stream from the slot; without an engine or slots the parts
+ * are reduced on the host with PMPI_Reduce_local. Which MPI calls a rank makes depends only on
+ * what every rank agrees on. */
+#include "comm_internal.h"
+#include "hier_internal.h"
+#include "launch.h"
+#include "log.h"
+
+/* One step: the input's parts (counts[j] elements at displs[j], for domain j) and where this
+ * rank's part, reduced, ends up. */
+typedef struct {
+    hier_run *x;
+    int d, me;
+    int counts[HIER_EXCHANGE_MAX_DOMAINS], displs[HIER_EXCHANGE_MAX_DOMAINS];
+    size_t in_bytes, part_bytes;
+    const char *in;          /* device */
+    char *dev;               /* device scratch: the D copies of this rank's part */
+    int gpu;                 /* reduced on the GPU (else on the host) */
+    int staged;              /* the MPI gets host memory */
+    int from_slot;           /* the input (then the shared result) in the engine's slot */
+    char *in_mpi;            /* the input as the MPI reads it: device, slot or host */
+    char *parts_mpi;         /* the D copies as the MPI writes them: device or host */
+    char *sum_mpi;           /* this rank's part reduced, where the MPI reads it */
+} exchange;
+
+int hier_exchange_reduces(const hier_run *x)
+{
+    return x->h->domains > 2 && x->h->domains <= HIER_EXCHANGE_MAX_DOMAINS && hier_reduces_between(x);
+}
+
+size_t hier_exchange_scratch(const hier_run *x, size_t q, size_t per_domain)
+{
+    size_t d = (size_t)x->h->domains;
+    return HIER_BYTES(x, d * (per_domain ? per_domain : (q + d - 1) / d));
+}
+
+static void mpi_done(hier_run *x, int rc, double t0)
+{
+    if (rc != MPI_SUCCESS) hier_failed(x, MCOLL_ERR_MPI);
+    x->mpi_s += MPI_Wtime() - t0;
+}
+
+/* Parts of equal size (reduce-scatter's pieces), or q cut as evenly as it goes. */
+static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_domain, char *dev)
+{
+    const mcoll_hier_args *a = x->a;
+    int j, at = 0;
+    size_t room;
+    char *host;
+    e->x = x;
+    e->d = x->h->domains;
+    e->me = x->h->my_domain;
+    for (j = 0; j < e->d; j++) {
+        e->counts[j] = (int)(per_domain ? per_domain : q / (size_t)e->d + ((size_t)j < q % (size_t)e->d));
+        e->displs[j] = at;
+        at += e->counts[j];
+    }
+    e->in = in;
+    e->dev = dev;
+    e->in_mpi = e->parts_mpi = e->sum_mpi = NULL;
+    e->in_bytes = HIER_BYTES(x, at);
+    e->part_bytes = HIER_BYTES(x, e->counts[e->me]);
+    e->gpu = x->engine && (a->cuda_aware || x->slots);
+    e->staged = !(a->cuda_aware && x->engine);
+    e->from_slot = 0;
+    if (!e->staged) {
+        e->in_mpi = (char *)in;
+        e->parts_mpi = dev;
+        return 1;
+    }
+    /* The input copied ahead into the slot, or a slot to copy it into; the parts in the host
+     * area. */
+    if (x->slots && hier_slots_take_ahead(x, in, e->in_bytes)) {
+        e->in_mpi = hier_slots_memory(x, e->in_bytes);
+        e->from_slot = e->in_mpi != NULL;
+    }
+    room = hier_stage_aligned(e->in_bytes);
+    host = hier_host(x, room + (size_t)e->d * e->part_bytes);
+    if (!host) return 0;
+    if (!e->from_slot) {
+        e->in_mpi = host;
+        if (hier_stage(x, host, in, e->in_bytes, 1)) hier_stage_wait(x);
+    }
+    e->parts_mpi = host + room;
+    return 1;
+}
+
+/* Domain j's copy of this rank's part in the D copies at `base`, one after the other. */
+static char *part(const exchange *e, char *base, int j) { return base + (size_t)j * e->part_bytes; }
+
+/* No memory on this rank: its MPI calls are still made, on no data, so the peers are not left
+ * waiting (their calls then fail, or lack this rank's data, as after any failed staging). */
+static const int no_counts[HIER_EXCHANGE_MAX_DOMAINS];
+
+/* Every domain's copy of this rank's part, received. */
+static void scatter(exchange *e, int ok)
+{
+    hier_run *x = e->x;
+    int rcounts[HIER_EXCHANGE_MAX_DOMAINS], rdispls[HIER_EXCHANGE_MAX_DOMAINS], j;
+    double t0 = MPI_Wtime();
+    for (j = 0; j < e->d; j++) {
+        rcounts[j] = e->counts[e->me];
+        rdispls[j] = j * e->counts[e->me];
+    }
+    mpi_done(x,
+             PMPI_Alltoallv(ok ? e->in_mpi : NULL, ok ? e->counts : no_counts, e->displs, x->a->type,
+                            ok ? e->parts_mpi : NULL, ok ? rcounts : no_counts, rdispls, x->a->type, x->h->cross),
+             t0);
+}
+
+/* Domain 0's part op (domain 1's op (...)), into the last domain's copy. */
+static void reduce_on_gpu(exchange *e, CUstream stream)
+{
+    hier_run *x = e->x;
+    const mcoll_hier_args *a = x->a;
+    size_t n = (size_t)e->counts[e->me];
+    int j, r;
+    for (j = e->d - 2; j >= 0 && x->rc == MCOLL_SUCCESS; j--) {
+        r = mcoll_launch_reduce_local(part(e, e->dev, j), part(e, e->dev, e->d - 1), n, a->dtype, a->kernel_op, stream);
+        if (r != MCOLL_LAUNCH_OK) {
+            MCOLL_WARN("hierarchical collective: reducing the domains' parts on the GPU failed (%s)",
+                       r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
+            hier_failed(x, MCOLL_ERR_CUDA);
+        }
+    }
+}
+
+static void reduce_on_host(exchange *e)
+{
+    hier_run *x = e->x;
+    int j;
+    for (j = e->d - 2; j >= 0 && x->rc == MCOLL_SUCCESS; j--)
+        if (PMPI_Reduce_local(part(e, e->parts_mpi, j), part(e, e->parts_mpi, e->d - 1), e->counts[e->me], x->a->type,
+                              x->a->op) != MPI_SUCCESS)
+            hier_failed(x, MCOLL_ERR_MPI);
+}
+
+/* The reduce-scatter between the domains: this rank's part reduced, in the last of e->dev's
+ * copies when on_device (which it returns), else at e->sum_mpi for the MPI. */
+static char *scatter_reduce(exchange *e, int ok, int on_device)
+{
+    hier_run *x = e->x;
+    char *sum_dev = part(e, e->dev, e->d - 1);
+    scatter(e, ok);
+    e->sum_mpi = part(e, e->parts_mpi, e->d - 1);
+    if (!ok || x->rc != MCOLL_SUCCESS || !e->part_bytes) return sum_dev;
+    if (!e->gpu) {
+        reduce_on_host(e);
+        if (on_device && hier_stage(x, sum_dev, e->sum_mpi, e->part_bytes, 0)) hier_stage_wait(x);
+        return sum_dev;
+    }
+    if (e->staged) hier_stage(x, e->dev, e->parts_mpi, (size_t)e->d * e->part_bytes, 0);
+    reduce_on_gpu(e, x->h->stream);
+    if (e->staged && !on_device) hier_stage(x, e->sum_mpi, sum_dev, e->part_bytes, 1);
+    hier_stage_wait(x);
+    return sum_dev;
+}
+
+/* The shared result, written by the MPI at `result` (host or device), into `out` on the device:
+ * from the slot, queued on the engine's stream (the slot is kept until the engine has read it);
+ * else copied and waited for. */
+static void result_to_device(exchange *e, char *out, const char *result)
+{
+    hier_run *x = e->x;
+    if (!e->staged || x->rc != MCOLL_SUCCESS) return;
+    if (e->from_slot) {
+        if (hier_stage_copy(mcoll_comm_stream(x->engine), out, result, e->in_bytes, 0) != CUDA_SUCCESS)
+            hier_failed(x, MCOLL_ERR_CUDA);
+        x->pending = 1;
+    } else if (hier_stage(x, out, result, e->in_bytes, 0)) {
+        hier_stage_wait(x);
+    }
+}
+
+void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev)
+{
+    exchange e;
+    int ok = begin(&e, x, slice, q, 0, dev);
+    /* The input's place (the slot, or the host area) takes the result. */
+    char *result = e.staged ? e.in_mpi : slice;
+    double t0;
+    scatter_reduce(&e, ok, 0);
+    t0 = MPI_Wtime();
+    mpi_done(x,
+             PMPI_Allgatherv(ok ? e.sum_mpi : NULL, ok ? e.counts[e.me] : 0, x->a->type, ok ? result : NULL,
+                             ok ? e.counts : no_counts, e.displs, x->a->type, x->h->cross),
+             t0);
+    if (ok) result_to_device(&e, slice, result);
+}
+
+void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int root_domain)
+{
+    exchange e;
+    int ok = begin(&e, x, slice, q, 0, dev), at_root = x->h->my_domain == root_domain;
+    char *result = e.staged ? e.in_mpi : slice;
+    double t0;
+    scatter_reduce(&e, ok, 0);
+    t0 = MPI_Wtime();
+    mpi_done(x,
+             PMPI_Gatherv(ok ? e.sum_mpi : NULL, ok ? e.counts[e.me] : 0, x->a->type, ok && at_root ? result : NULL,
+                          ok ? e.counts : no_counts, e.displs, x->a->type, root_domain, x->h->cross),
+             t0);
+    if (ok && at_root) result_to_device(&e, slice, result);
+}
+
+char *hier_exchange_reduce_scatter(hier_run *x, const char *bundle, size_t q, char *dev)
+{
+    exchange e;
+    int ok = begin(&e, x, bundle, q * (size_t)x->h->domains, q, dev);
+    return scatter_reduce(&e, ok, 1);
+}
