@@ -17,6 +17,7 @@
  * are reduced on the host with PMPI_Reduce_local. Which MPI calls a rank makes depends only on
  * what every rank agrees on. */
 #include "comm_internal.h"
+#include "config.h"
 #include "hier_internal.h"
 #include "launch.h"
 #include "log.h"
@@ -38,9 +39,10 @@ typedef struct {
     char *sum_mpi;           /* this rank's part reduced, where the MPI reads it */
 } exchange;
 
-int hier_exchange_reduces(const hier_run *x)
+int hier_exchange_reduces(const hier_run *x, size_t bytes)
 {
-    return x->h->domains > 2 && x->h->domains <= HIER_EXCHANGE_MAX_DOMAINS && hier_reduces_between(x);
+    return x->h->domains > 2 && x->h->domains <= HIER_EXCHANGE_MAX_DOMAINS &&
+           bytes >= mcoll_settings_get()->stage_chunk / 4 && hier_reduces_between(x);
 }
 
 size_t hier_exchange_scratch(const hier_run *x, size_t q, size_t per_domain)

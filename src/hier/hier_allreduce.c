@@ -47,7 +47,7 @@ static void sliced(hier_run *x)
     sliced_chunks s = {hier_chunking(x, n), {NULL, NULL}, {NULL, NULL}};
     const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
     char *out = a->recvbuf, *slots = NULL, *slot[2];
-    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x);
+    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x, HIER_BYTES(x, s.c.slice));
     size_t parts_bytes = exchange ? hier_exchange_scratch(x, s.c.slice, 0) : 0;
 
     slice_bytes = HIER_BYTES(x, s.c.slice);

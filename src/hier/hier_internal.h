@@ -269,14 +269,18 @@ int hier_reduces_between(const hier_run *x);
  * part reduced on this GPU in domain order, then shared through the MPI. Beyond that many domains
  * the exchange's D - 1 messages and D - 1 reductions per step are left to the MPI's own
  * algorithms, whose steps grow as log D. hier_exchange_reduces says whether the call takes that
- * form (alike on every rank). `dev` is device scratch of hier_exchange_scratch bytes, of which
+ * form (alike on every rank), given the bytes this rank hands the exchange per step (a slice, or
+ * a reduce-scatter's bundle): a quarter of MCOLL_STAGE_CHUNK at least, since on smaller ones
+ * its fixed costs (three MPI and copy steps, D - 1 launches, in series) outweigh the MPI's
+ * reduction (8 ranks in domains of 2 on one H200, 1 MiB calls, slices of 512 KiB: 0.82-0.94x of
+ * the MPI reducing; benchmarks/results/2026-11-29-h200x1-z). `dev` is device scratch of hier_exchange_scratch bytes, of which
  * the pipelines keep two, used by turns (a step's copy of its result may still be queued on the
  * engine's stream when the next begins). Allreduce and reduce: the q elements at `slice` (device;
  * its copy ahead taken when there is one) are replaced by the sum over the domains (reduce: at
  * the root's domain only). Reduce-scatter: `bundle` holds D pieces of q elements, piece j for
  * domain j; returns where this domain's piece, reduced, lies (in `dev`). */
 #define HIER_EXCHANGE_MAX_DOMAINS 16
-int hier_exchange_reduces(const hier_run *x);
+int hier_exchange_reduces(const hier_run *x, size_t bytes);
 size_t hier_exchange_scratch(const hier_run *x, size_t q, size_t per_domain);
 void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev);
 void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int root_domain);

@@ -58,7 +58,7 @@ static void sliced(hier_run *x)
     hier_chunks c = hier_chunking(x, n);
     const char *in = input(x);
     char *out = a->recvbuf, *scratch, *next, *slot[2], *tail;
-    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x);
+    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x, HIER_BYTES(x, c.slice));
     size_t parts_bytes = exchange ? hier_exchange_scratch(x, c.slice, 0) : 0;
     reduce_chunks r = {&c, rd, lr, root_domain, {NULL, NULL}, {NULL, NULL}};
 

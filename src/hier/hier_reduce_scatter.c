@@ -67,10 +67,11 @@ static void local_major(hier_run *x)
     rs_pieces p;
     size_t bundle_bytes;
     char *scratch, *next;
-    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x);
+    int pair = hier_pair_reduces(x), exchange;
     size_t parts_bytes;
     p.c = hier_pieces(x, x->a->count, (size_t)h->domains);
     bundle_bytes = HIER_BYTES(x, p.c.chunk * (size_t)h->domains);
+    exchange = hier_exchange_reduces(x, bundle_bytes);
     parts_bytes = exchange ? hier_exchange_scratch(x, 0, p.c.chunk) : 0;
     scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes +
                                   (pair ? 2 * HIER_BYTES(x, p.c.chunk) : 0) + 2 * parts_bytes + 1792);

@@ -173,7 +173,8 @@ static long chunk_steps(size_t elements, size_t esize, size_t d, long per_chunk,
 
 /* The reductions between more than two equal domains are an exchange (MPI_Alltoallv) and, for a
  * reduce, a gather (MPI_Gatherv) per chunk, with the GPU engines allowed (MCOLL_HIER=auto: here
- * their set-up fails and the parts are reduced on the host). */
+ * their set-up fails and the parts are reduced on the host); check_pipelined's slices fill a
+ * chunk, past the exchange's smallest. */
 static long reduce_steps_per_chunk(const mcoll_hier *h)
 {
     return h->equal && h->gpu_reduce && h->domains > 2 && h->domains <= HIER_EXCHANGE_MAX_DOMAINS &&

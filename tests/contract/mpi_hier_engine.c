@@ -163,8 +163,10 @@ int main(int argc, char **argv)
                  * the root's domain and a blocking reduce-scatter's pieces (pair.c). More domains:
                  * every rank reduces its part of each slice (exchange.c). */
                 ct_checks++;
-                gpu_between = gpu_reduce && !nonblocking && size % d == 0 && size / d >= 2 && size / d <= HIER_EXCHANGE_MAX_DOMAINS &&
-                       counts[c] >= size &&
+                /* More than two domains: slices (reduce-scatter: bundles) of a quarter of
+                 * MCOLL_STAGE_CHUNK (64K here) or more, so the larger count only. */
+                gpu_between = gpu_reduce && !nonblocking && size % d == 0 && size / d >= 2 &&
+                              size / d <= HIER_EXCHANGE_MAX_DOMAINS && counts[c] >= size && (size / d == 2 || c == 1) &&
                        (k == ALLREDUCE || k == REDUCE_SCATTER || (k == REDUCE && (size / d > 2 || rank / d == 0)));
                 if (gpu_between && local_reductions == reductions)
                     CT_FAIL("%s of %d ints over %d domains reduced nothing on the GPU", names[k], counts[c], size / d);

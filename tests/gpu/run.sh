@@ -72,7 +72,8 @@
 #              MCOLL_DOMAIN_SIZE=2 and MCOLL_HIER_NONBLOCKING=1 (hier-nb-d2: nonblocking and
 #              persistent calls on that path); hier-x3 and hier-x4: gpu_mpi at NP 6 and 8 in
 #              domains of 2 (three and four domains: the reductions between them exchanged in
-#              parts and reduced on the GPU, src/hier/exchange.c), and hier-x4-host with
+#              parts and reduced on the GPU, src/hier/exchange.c; MCOLL_STAGE_CHUNK=64K so the
+#              suite's counts reach it), and hier-x4-host with
 #              MCOLL_HIER_OVERLAP_COPIES=0 (those parts reduced on the host)
 #   slow       gpu_faults -f slow at NP 2: the last rank joins an MPI_Allreduce on device buffers
 #              75 s late (MCOLL_TEST_SLOW_S) and a native one 8 s late; both must be right
@@ -838,8 +839,10 @@ if selected hier; then
         gpu_ready "$name" "$rg" "$mps" "$prog" || continue
         MCOLL_DOMAIN_SIZE=2 MCOLL_HIER_OVERLAP_COPIES=$copies mpi_cmd "$np" "${mps%%(*}" INFO 1
         # Every domain's kernels must be resident at once on the one GPU: 16 blocks a rank
-        # (docs/hierarchical.md, "Settings").
-        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI -x MCOLL_MAX_BLOCKS=16 -x MCOLL_ZERO_COPY_BLOCKS=16)
+        # (docs/hierarchical.md, "Settings"). Chunks of 64 KiB, so that the suite's counts (up
+        # to 64 KiB of floats with -q) reach the exchange (slices of a quarter chunk or more) and
+        # the larger types take several chunks.
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI -x MCOLL_MAX_BLOCKS=16 -x MCOLL_ZERO_COPY_BLOCKS=16 -x MCOLL_STAGE_CHUNK=64K)
         run_step "$name" "$rg" "$mps" "$OUT/$name-np$np.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     done
     rg=$(ranks_gpus 4)
