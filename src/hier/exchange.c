@@ -79,6 +79,7 @@ static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_
     e->part_bytes = HIER_BYTES(x, e->counts[e->me]);
     e->gpu = x->engine && (a->cuda_aware || x->slots);
     e->staged = !(a->cuda_aware && x->engine);
+    hier_report_between(x, "exchanged in parts", e->gpu);
     e->from_slot = 0;
     if (!e->staged) {
         e->in_mpi = (char *)in;

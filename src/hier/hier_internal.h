@@ -30,6 +30,7 @@ struct mcoll_hier {
                                 both in domain order */
     int nonblocking;         /* every rank has MCOLL_HIER_NONBLOCKING on */
     int gpu_reduce;          /* every rank has MCOLL_HIER_GPU_REDUCE on (pair.c, exchange.c) */
+    int gpu_reduce_reported; /* hier_report_between said how, once */
     mcoll_domain_kind kind;
     char text[96];           /* mcoll_hier_describe */
     mcoll_hier_times_t times; /* the calls' time split (mcoll_hier_times), summed by hier_execute */
@@ -263,6 +264,10 @@ char *hier_pair(hier_run *x, const hier_pair_step *p);
  * everywhere, a reduction the GPU kernels have, device buffers, the engines allowed, a blocking
  * call. */
 int hier_reduces_between(const hier_run *x);
+/* Once per communicator, at INFO on its rank 0: how its domains reduce between them (`form`:
+ * "swapped" or "exchanged in parts"), on the GPU or (no engine, or copies not on the engine's
+ * stream) on the host. */
+void hier_report_between(hier_run *x, const char *form, int on_gpu);
 
 /* More than two domains of equal size, up to HIER_EXCHANGE_MAX_DOMAINS (exchange.c): the slice
  * cut into a part per domain, the parts exchanged through the MPI (MPI_Alltoallv), each rank's

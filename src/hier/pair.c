@@ -33,6 +33,17 @@ int hier_reduces_between(const hier_run *x)
 
 int hier_pair_reduces(const hier_run *x) { return x->h->domains == 2 && hier_reduces_between(x); }
 
+void hier_report_between(hier_run *x, const char *form, int on_gpu)
+{
+    mcoll_hier *h = x->h;
+    if (h->gpu_reduce_reported) return;
+    h->gpu_reduce_reported = 1;
+    if (h->rank == 0)
+        MCOLL_INFO("communicator of %d ranks: reductions between its %d domains %s through the MPI and reduced on the "
+                   "%s (rank 0%s)", h->size, h->domains, form, on_gpu ? "GPU" : "host",
+                   x->a->cuda_aware && x->engine ? ", device buffers" : ", staged");
+}
+
 /* The MPI step: this rank's part (at mine, or nothing) for the other's (into theirs, or nothing);
  * made even after a failure, with no data when there is no memory, so the peer is not left
  * waiting. */
@@ -148,7 +159,11 @@ char *hier_pair(hier_run *x, const hier_pair_step *p)
     size_t bytes = p->q * x->a->esize;
     char *host;
     if (!p->q) return p->mine;
-    if (x->a->cuda_aware && x->engine) return on_device(x, p);
+    if (x->a->cuda_aware && x->engine) {
+        hier_report_between(x, "swapped", 1);
+        return on_device(x, p);
+    }
     host = x->slots && x->engine ? hier_slots_memory(x, ahead_room(p, bytes) + bytes) : NULL;
+    hier_report_between(x, "swapped", host != NULL);
     return host ? on_gpu(x, p, host) : on_host(x, p);
 }

@@ -569,6 +569,17 @@ run_step() {
         if [ "$n" -gt 0 ]; then key="$key; $n hierarchical decisions logged"
         else result=FAIL; key="no call took the hierarchical path; $key"; fi
     fi
+    # The rows of three and four domains: the reductions between them took the exchange, on the
+    # GPU (hier-x3, hier-x4) or on the host (hier-x4-host).
+    local how=""
+    case $step in
+        hier-x3|hier-x4) how="exchanged in parts through the MPI and reduced on the GPU" ;;
+        hier-x4-host) how="exchanged in parts through the MPI and reduced on the host" ;;
+    esac
+    if [ -n "$how" ] && [ "$result" = PASS ]; then
+        if grep -q "$how" "$log"; then key="$key; between domains: $how"
+        else result=FAIL; key="no line \"$how\"; $key"; fi
+    fi
     record "$step" "$rg" "$mps" "$result" $((SECONDS - t0)) "$key"
     [ "$result" = FAIL ] && show_failure "$log"
     [ "$result" = PASS ]
