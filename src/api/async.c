@@ -142,16 +142,15 @@ static int one_core_only(void)
 /* With the lock held. The thread takes no signals: they stay with the application's threads. */
 static int start_thread(void)
 {
-    static int said_hazard; /* the WARN line below: once per process */
+    static int said_started; /* the INFO line below: once per process */
     sigset_t all, old;
     int rc;
     if (one_core_only()) return -1;
     pthread_once(&fork_once, register_fork);
-    if (!said_hazard) {
-        said_hazard = 1;
-        MCOLL_WARN("MCOLL_ASYNC_START=1 is experimental: four ranks sharing one GPU hung with it now and then before "
-                   "launches kept the calls' order across communicators, and the full GPU suites have not passed with "
-                   "it since (docs/pmpi.md, \"Known hang\")");
+    if (!said_started) {
+        said_started = 1;
+        MCOLL_INFO("MCOLL_ASYNC_START=1: nonblocking and persistent calls' launches go to a launcher thread, which "
+                   "polls for %d us after each launch", mcoll_settings_get()->async_spin_us);
     }
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -70,7 +70,7 @@ static const setting settings_table[] = {
     {"MCOLL_RESIDENT_IDLE_US", "100", KIND_INT, FIELD(resident_idle_us), 1, 1000000,
      "microseconds without a call after which the resident kernel ends (the application's own device synchronizations wait at most this long for it)"},
     {"MCOLL_ASYNC_START", "0", KIND_BOOL, FIELD(async_start), 0, 0,
-     "1 (experimental: docs/pmpi.md, \"Known hang\"): nonblocking and persistent calls on the GPU engines queue their kernel launch to a launcher thread (which polls for MCOLL_ASYNC_SPIN_US after its last launch, then sleeps) and return, except in a rank bound to one core, which the thread would share; 0: they launch in the calling thread"},
+     "1: nonblocking and persistent calls on the GPU engines queue their kernel launch to a launcher thread (which polls for MCOLL_ASYNC_SPIN_US after its last launch, then sleeps) and return, except in a rank bound to one core, which the thread would share; 0: they launch in the calling thread"},
     {"MCOLL_ASYNC_SPIN_US", "100", KIND_INT, FIELD(async_spin_us), 0, 1000000,
      "microseconds the launcher thread stays awake (polling its queue) after its last launch before it sleeps, so calls in a steady loop find it awake and cost no wake-up (0: sleep at once)"},
     {"MCOLL_COMPLETION_WORD", "1", KIND_BOOL, FIELD(completion_word), 0, 0,

@@ -27,14 +27,14 @@
 #   mpi        build/tests/gpu/gpu_mpi     at each NP   (MPI_* on device buffers via the plug-in)
 #   nonblocking build/tests/gpu/gpu_nonblocking at each NP (MPI_I* and persistent calls, the same;
 #              small ones through the resident kernel's ring), then again with MCOLL_ASYNC_START=1
-#              (rows nonblocking-async: the engine launches go through the launcher thread; that
-#              setting is experimental: this row hung at 4 ranks now and then before the thread kept
-#              call order across communicators, docs/pmpi.md "Known hang") and with
+#              (rows nonblocking-async: the engine launches go through the launcher thread; this
+#              row hung at 4 ranks now and then before the thread kept call order across
+#              communicators, docs/pmpi.md "A hang, found and fixed") and with
 #              MCOLL_RESIDENT_NONBLOCKING=0 (rows nonblocking-launched:
 #              small ones launched)
 #   asyncloop  gpu_nonblocking -q -f in-flight with MCOLL_ASYNC_START=1 at the largest NP, again and
 #              again (ASYNC_LOOPS, default 20; each under a 30 s limit): the launcher thread's hang
-#              looked for (docs/pmpi.md, "Known hang"); FAIL when a run passes its limit or fails
+#              looked for (docs/pmpi.md, "A hang, found and fixed"); FAIL when a run passes its limit or fails
 #   errors     build/tests/gpu/gpu_errors  at each NP   (bad arguments)
 #   memory     build/tests/gpu/gpu_memory  at each NP   (mcoll_mem_*: windows, registered and imported
 #              memory, the registration cache, zero-copy collectives, refusals)
