@@ -18,7 +18,7 @@
  * what every rank agrees on. */
 #include "comm_internal.h"
 #include "config.h"
-#include "hier_internal.h"
+#include "hier_op.h"
 #include "launch.h"
 #include "log.h"
 
@@ -41,7 +41,8 @@ typedef struct {
 
 int hier_exchange_reduces(const hier_run *x, size_t bytes)
 {
-    return x->h->domains > 2 && x->h->domains <= HIER_EXCHANGE_MAX_DOMAINS &&
+    /* Recorded calls take it for two domains too (the swap has no recorded form). */
+    return x->h->domains >= (x->rec ? 2 : 3) && x->h->domains <= HIER_EXCHANGE_MAX_DOMAINS &&
            bytes >= mcoll_settings_get()->stage_chunk / 4 && hier_reduces_between(x);
 }
 
@@ -58,12 +59,9 @@ static void mpi_done(hier_run *x, int rc, double t0)
 }
 
 /* Parts of equal size (reduce-scatter's pieces), or q cut as evenly as it goes. */
-static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_domain, char *dev)
+static void cut(exchange *e, hier_run *x, const char *in, size_t q, size_t per_domain, char *dev)
 {
-    const mcoll_hier_args *a = x->a;
     int j, at = 0;
-    size_t room;
-    char *host;
     e->x = x;
     e->d = x->h->domains;
     e->me = x->h->my_domain;
@@ -77,9 +75,17 @@ static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_
     e->in_mpi = e->parts_mpi = e->sum_mpi = NULL;
     e->in_bytes = HIER_BYTES(x, at);
     e->part_bytes = HIER_BYTES(x, e->counts[e->me]);
+}
+
+static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_domain, char *dev)
+{
+    const mcoll_hier_args *a = x->a;
+    size_t room;
+    char *host;
+    cut(e, x, in, q, per_domain, dev);
     e->gpu = x->engine && (a->cuda_aware || x->slots);
     e->staged = !(a->cuda_aware && x->engine);
-    hier_report_between(x, "exchanged in parts", e->gpu);
+    hier_report_between(x, HIER_EXCHANGED, e->gpu);
     e->from_slot = 0;
     if (!e->staged) {
         e->in_mpi = (char *)in;
@@ -105,6 +111,29 @@ static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_
 
 /* Domain j's copy of this rank's part in the D copies at `base`, one after the other. */
 static char *part(const exchange *e, char *base, int j) { return base + (size_t)j * e->part_bytes; }
+
+/* A nonblocking or persistent call (recorded, hier_op.h): the same exchange as steps that its
+ * completion calls make one after the other: the parts exchanged (an MPI step, staged as any),
+ * reduced on the engine's stream (or on the host without an engine), then shared by the
+ * caller's MPI step. Returns where this rank's part, reduced, will be (device), or NULL when its
+ * part is empty (a short last chunk): no device pointer goes to an MPI that is not CUDA-aware. */
+static char *recorded_scatter_reduce(exchange *e)
+{
+    hier_run *x = e->x;
+    int rcounts[HIER_EXCHANGE_MAX_DOMAINS], rdispls[HIER_EXCHANGE_MAX_DOMAINS], j;
+    char *parts = e->part_bytes ? e->dev : NULL;
+    hier_report_between(x, HIER_EXCHANGED, x->engine != NULL);
+    hier_mpi_step s = {HIER_ALLTOALLV, x->h->cross, e->in, e->in_bytes, parts, (size_t)e->d * e->part_bytes, 0,
+                       0, 0, e->counts, e->displs, rcounts, rdispls};
+    for (j = 0; j < e->d; j++) {
+        rcounts[j] = e->counts[e->me];
+        rdispls[j] = j * e->counts[e->me];
+    }
+    hier_mpi(x, &s);
+    if (!parts) return NULL;
+    hier_record_reduce(x, parts, e->d, (size_t)e->counts[e->me]);
+    return part(e, parts, e->d - 1);
+}
 
 /* No memory on this rank: its MPI calls are still made, on no data, so the peers are not left
  * waiting (their calls then fail, or lack this rank's data, as after any failed staging). */
@@ -190,10 +219,27 @@ static void result_to_device(exchange *e, char *out, const char *result)
     }
 }
 
+/* The reduced parts shared: all-gathered into `slice`, or gathered there at the root's domain. */
+static void recorded_share(exchange *e, char *slice, int gather, int root_domain)
+{
+    hier_run *x = e->x;
+    int out = !gather || e->me == root_domain;
+    char *sum = recorded_scatter_reduce(e);
+    hier_mpi_step s = {gather ? HIER_GATHERV : HIER_ALLGATHERV, x->h->cross, sum, e->part_bytes, out ? slice : NULL,
+                       out ? e->in_bytes : 0, 0, e->counts[e->me], root_domain, e->counts, e->displs, NULL, NULL};
+    hier_mpi(x, &s);
+}
+
 void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev)
 {
     exchange e;
-    int ok = begin(&e, x, slice, q, 0, dev);
+    int ok;
+    if (x->rec) {
+        cut(&e, x, slice, q, 0, dev);
+        recorded_share(&e, slice, 0, 0);
+        return;
+    }
+    ok = begin(&e, x, slice, q, 0, dev);
     /* The input's place (the slot, or the host area) takes the result. */
     char *result = e.staged ? e.in_mpi : slice;
     double t0;
@@ -209,9 +255,16 @@ void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev)
 void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int root_domain)
 {
     exchange e;
-    int ok = begin(&e, x, slice, q, 0, dev), at_root = x->h->my_domain == root_domain;
-    char *result = e.staged ? e.in_mpi : slice;
+    int ok, at_root = x->h->my_domain == root_domain;
+    char *result;
     double t0;
+    if (x->rec) {
+        cut(&e, x, slice, q, 0, dev);
+        recorded_share(&e, slice, 1, root_domain);
+        return;
+    }
+    ok = begin(&e, x, slice, q, 0, dev);
+    result = e.staged ? e.in_mpi : slice;
     scatter_reduce(&e, ok, 0);
     t0 = MPI_Wtime();
     mpi_done(x,
@@ -224,6 +277,9 @@ void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int roo
 char *hier_exchange_reduce_scatter(hier_run *x, const char *bundle, size_t q, char *dev)
 {
     exchange e;
-    int ok = begin(&e, x, bundle, q * (size_t)x->h->domains, q, dev);
-    return scatter_reduce(&e, ok, 1);
+    if (x->rec) {
+        cut(&e, x, bundle, q * (size_t)x->h->domains, q, dev);
+        return recorded_scatter_reduce(&e);
+    }
+    return scatter_reduce(&e, begin(&e, x, bundle, q * (size_t)x->h->domains, q, dev), 1);
 }

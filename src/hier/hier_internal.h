@@ -30,7 +30,7 @@ struct mcoll_hier {
                                 both in domain order */
     int nonblocking;         /* every rank has MCOLL_HIER_NONBLOCKING on */
     int gpu_reduce;          /* every rank has MCOLL_HIER_GPU_REDUCE on (pair.c, exchange.c) */
-    int gpu_reduce_reported; /* hier_report_between said how, once */
+    unsigned gpu_reduce_reported; /* the forms hier_report_between has said (a bit each) */
     mcoll_domain_kind kind;
     char text[96];           /* mcoll_hier_describe */
     mcoll_hier_times_t times; /* the calls' time split (mcoll_hier_times), summed by hier_execute */
@@ -197,7 +197,7 @@ void hier_inter_reduce_scatter(hier_run *x, const void *in, void *out, const int
  * read too when out_read (in place, the root of a broadcast). */
 typedef enum {
     HIER_ALLREDUCE, HIER_REDUCE, HIER_BCAST, HIER_ALLGATHER, HIER_GATHER, HIER_ALLGATHERV, HIER_REDUCE_SCATTER_BLOCK,
-    HIER_REDUCE_SCATTER
+    HIER_REDUCE_SCATTER, HIER_ALLTOALLV, HIER_GATHERV
 } hier_mpi_kind;
 
 typedef struct {
@@ -209,7 +209,8 @@ typedef struct {
     size_t out_bytes;
     int out_read;
     int count, root;
-    const int *counts, *displs;
+    const int *counts, *displs;  /* per domain; alltoallv: what this rank sends */
+    const int *rcounts, *rdispls; /* alltoallv: what it receives */
 } hier_mpi_step;
 
 void hier_mpi(hier_run *x, const hier_mpi_step *s);
@@ -264,10 +265,11 @@ char *hier_pair(hier_run *x, const hier_pair_step *p);
  * everywhere, a reduction the GPU kernels have, device buffers, the engines allowed, a blocking
  * call. */
 int hier_reduces_between(const hier_run *x);
-/* Once per communicator, at INFO on its rank 0: how its domains reduce between them (`form`:
- * "swapped" or "exchanged in parts"), on the GPU or (no engine, or copies not on the engine's
- * stream) on the host. */
-void hier_report_between(hier_run *x, const char *form, int on_gpu);
+/* Once per communicator and form, at INFO on its rank 0: how its domains reduce between them
+ * (HIER_SWAPPED, HIER_EXCHANGED; of a nonblocking or persistent call when x->rec), on the GPU or
+ * (no engine, or copies not on the engine's stream) on the host. */
+enum { HIER_SWAPPED, HIER_EXCHANGED };
+void hier_report_between(hier_run *x, int form, int on_gpu);
 
 /* More than two domains of equal size, up to HIER_EXCHANGE_MAX_DOMAINS (exchange.c): the slice
  * cut into a part per domain, the parts exchanged through the MPI (MPI_Alltoallv), each rank's

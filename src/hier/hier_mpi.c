@@ -34,6 +34,12 @@ int hier_mpi_call(const mcoll_hier_args *a, const hier_mpi_step *s, const void *
     case HIER_REDUCE_SCATTER:
         return req ? PMPI_Ireduce_scatter(in, out, s->counts, t, op, s->comm, req)
                    : PMPI_Reduce_scatter(in, out, s->counts, t, op, s->comm);
+    case HIER_ALLTOALLV:
+        return req ? PMPI_Ialltoallv(in, s->counts, s->displs, t, out, s->rcounts, s->rdispls, t, s->comm, req)
+                   : PMPI_Alltoallv(in, s->counts, s->displs, t, out, s->rcounts, s->rdispls, t, s->comm);
+    case HIER_GATHERV:
+        return req ? PMPI_Igatherv(in, s->count, t, out, s->counts, s->displs, t, s->root, s->comm, req)
+                   : PMPI_Gatherv(in, s->count, t, out, s->counts, s->displs, t, s->root, s->comm);
     }
     return MPI_ERR_INTERN;
 }

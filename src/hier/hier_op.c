@@ -7,6 +7,7 @@
 #include <string.h>
 #include "comm_internal.h"
 #include "hier_op.h"
+#include "launch.h"
 #include "locality.h"
 #include "log.h"
 
@@ -67,7 +68,15 @@ void hier_record_engine(hier_run *x, const hier_engine_step *e)
     x->rec->engine = x->engine;
 }
 
-/* counts and displs have one entry per domain (steps between domains' first ranks). */
+/* A step's per-domain array, kept at `at` of its own (NULL stays NULL). */
+static const int *keep(int *at, const int *a, size_t nd)
+{
+    if (!a) return NULL;
+    memcpy(at, a, nd * sizeof(int));
+    return at;
+}
+
+/* counts, displs, rcounts and rdispls have one entry per domain (on the cross communicator). */
 void hier_record_mpi(hier_run *x, const hier_mpi_step *m)
 {
     mcoll_hier_op *op = x->rec;
@@ -75,17 +84,17 @@ void hier_record_mpi(hier_run *x, const hier_mpi_step *m)
     hier_step *s = append(x, HIER_STEP_MPI);
     if (!s) return;
     s->mpi = *m;
-    if (m->counts || m->displs) {
-        s->arrays = malloc(2 * nd * sizeof(int));
+    if (m->counts || m->displs || m->rcounts || m->rdispls) {
+        s->arrays = malloc(4 * nd * sizeof(int));
         if (!s->arrays) {
             if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_NO_MEMORY;
             op->nsteps--;
             return;
         }
-        if (m->counts) memcpy(s->arrays, m->counts, nd * sizeof(int));
-        if (m->displs) memcpy(s->arrays + nd, m->displs, nd * sizeof(int));
-        s->mpi.counts = m->counts ? s->arrays : NULL;
-        s->mpi.displs = m->displs ? s->arrays + nd : NULL;
+        s->mpi.counts = keep(s->arrays, m->counts, nd);
+        s->mpi.displs = keep(s->arrays + nd, m->displs, nd);
+        s->mpi.rcounts = keep(s->arrays + 2 * nd, m->rcounts, nd);
+        s->mpi.rdispls = keep(s->arrays + 3 * nd, m->rdispls, nd);
     }
     if (x->a->device && !x->a->cuda_aware && hier_mpi_staging_bytes(m) > op->host_bytes)
         op->host_bytes = hier_mpi_staging_bytes(m);
@@ -105,6 +114,17 @@ void hier_record_point(hier_run *x, hier_step_kind kind, int slot)
     if (!s) return;
     s->slot = slot;
     x->rec->engine = x->engine;
+}
+
+void hier_record_reduce(hier_run *x, char *parts, int d, size_t n)
+{
+    size_t bytes = (size_t)d * n * x->a->esize;
+    hier_step *s = append(x, HIER_STEP_REDUCE);
+    if (!s) return;
+    s->reduce.parts = parts;
+    s->reduce.d = d;
+    s->reduce.n = n;
+    if (!x->engine && bytes > x->rec->host_bytes) x->rec->host_bytes = bytes; /* reduced on the host */
 }
 
 char *hier_record_scratch(hier_run *x, size_t bytes)
@@ -290,6 +310,41 @@ static int mpi_step(mcoll_hier_op *op, const hier_step *s)
     }
 }
 
+/* On the engine's stream, done when the engine has run it; without an engine, on the host: the
+ * copies brought over, reduced with PMPI_Reduce_local and the sum copied back, all at once (local
+ * work: nothing here waits for a peer). */
+static int reduce_step(mcoll_hier_op *op, const hier_step *s)
+{
+    const mcoll_hier_args *a = &op->a;
+    size_t n = s->reduce.n, bytes = n * a->esize;
+    char *last = s->reduce.parts + (size_t)(s->reduce.d - 1) * bytes;
+    int j, r;
+    if (!n || op->rc != MCOLL_SUCCESS) return 1;
+    if (op->engine) {
+        for (j = s->reduce.d - 2; op->phase == 0 && j >= 0; j--) {
+            r = mcoll_launch_reduce_local(s->reduce.parts + (size_t)j * bytes, last, n, a->dtype, a->kernel_op,
+                                          engine_stream(op));
+            if (r != MCOLL_LAUNCH_OK) {
+                MCOLL_WARN("nonblocking hierarchical collective: reducing the domains' parts on the GPU failed (%s)",
+                           r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
+                failed(op, MCOLL_ERR_CUDA);
+                return 1;
+            }
+        }
+        return engine_caught_up(op);
+    }
+    stage(op, op->host, s->reduce.parts, (size_t)s->reduce.d * bytes, 1);
+    cu_check(op, mcoll_cu.cuStreamSynchronize(op->h->stream), "cuStreamSynchronize");
+    for (j = s->reduce.d - 2; j >= 0 && op->rc == MCOLL_SUCCESS; j--)
+        if (PMPI_Reduce_local(op->host + (size_t)j * bytes, op->host + (size_t)(s->reduce.d - 1) * bytes, (int)n,
+                              a->type, a->op) != MPI_SUCCESS)
+            failed(op, MCOLL_ERR_MPI);
+    if (op->rc != MCOLL_SUCCESS) return 1;
+    stage(op, last, op->host + (size_t)(s->reduce.d - 1) * bytes, bytes, 0);
+    cu_check(op, mcoll_cu.cuStreamSynchronize(op->h->stream), "cuStreamSynchronize");
+    return 1;
+}
+
 /* 1 when step op->next is done. */
 static int advance_step(mcoll_hier_op *op)
 {
@@ -303,6 +358,7 @@ static int advance_step(mcoll_hier_op *op)
         return 1;
     case HIER_STEP_WAIT: return passed(op, op->marks[s->slot]);
     case HIER_STEP_FINISH: return engine_caught_up(op);
+    case HIER_STEP_REDUCE: return reduce_step(op, s);
     }
     return 1;
 }

@@ -22,7 +22,8 @@ typedef enum {
     HIER_STEP_ENGINE, HIER_STEP_MPI, HIER_STEP_COPY,
     HIER_STEP_MARK,      /* a point after the engine's work queued so far, in slot 0 or 1 */
     HIER_STEP_WAIT,      /* until the engine has reached the point in the slot */
-    HIER_STEP_FINISH     /* until the engine has run everything queued */
+    HIER_STEP_FINISH,    /* until the engine has run everything queued */
+    HIER_STEP_REDUCE     /* the D copies of a part reduced into the last (exchange.c) */
 } hier_step_kind;
 
 typedef struct {
@@ -33,6 +34,11 @@ typedef struct {
     hier_engine_step engine;
     hier_mpi_step mpi;       /* counts and displs point into `arrays` */
     hier_copy_step copy;
+    struct {                 /* REDUCE: d copies of n elements, one after the other (device) */
+        char *parts;
+        int d;
+        size_t n;
+    } reduce;
     int *arrays;             /* owned */
 } hier_step;
 
@@ -41,6 +47,9 @@ void hier_record_engine(hier_run *x, const hier_engine_step *s);
 void hier_record_mpi(hier_run *x, const hier_mpi_step *s);
 void hier_record_copy(hier_run *x, const hier_copy_step *s);
 void hier_record_point(hier_run *x, hier_step_kind kind, int slot);
+/* The reduction of the exchange's parts: domain 0's copy op (domain 1's op (...)), into the last
+ * copy; on the domain's engine stream, or on the host where the call has no engine. */
+void hier_record_reduce(hier_run *x, char *parts, int d, size_t n);
 /* Scratch memory of the recorded call, its own (not the communicator's). */
 char *hier_record_scratch(hier_run *x, size_t bytes);
 

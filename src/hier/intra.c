@@ -69,7 +69,7 @@ static const void *source(const void *in, const void *out) { return in == MPI_IN
 void hier_intra_reduce_scatter(hier_run *x, const void *in, void *out, size_t n)
 {
     mcoll_hier *h = x->h;
-    hier_mpi_step s = {HIER_REDUCE_SCATTER_BLOCK, h->domain, in, 0, out, 0, in == MPI_IN_PLACE, (int)n, 0, NULL, NULL};
+    hier_mpi_step s = {HIER_REDUCE_SCATTER_BLOCK, h->domain, in, 0, out, 0, in == MPI_IN_PLACE, (int)n, 0, NULL, NULL, NULL, NULL};
     if (h->local_size == 1) {
         hier_copy(x, out, source(in, out), HIER_BYTES(x, n));
     } else if (x->engine) {
@@ -87,7 +87,7 @@ void hier_intra_allreduce(hier_run *x, const void *in, void *out, size_t n)
     hier_mpi_step s;
     if (in == out) in = MPI_IN_PLACE; /* MPI refuses aliased buffers */
     s = (hier_mpi_step){HIER_ALLREDUCE, h->domain, in, HIER_BYTES(x, n), out, HIER_BYTES(x, n), in == MPI_IN_PLACE,
-                       (int)n, 0, NULL, NULL};
+                       (int)n, 0, NULL, NULL, NULL, NULL};
     if (h->local_size == 1) hier_copy(x, out, source(in, out), HIER_BYTES(x, n));
     else if (x->engine)
         engine_step(x, HIER_ENGINE_ALLREDUCE, in, out, n, 0);
@@ -101,7 +101,7 @@ void hier_intra_reduce(hier_run *x, const void *in, void *out, size_t n, int roo
     hier_mpi_step s;
     if (in == out && at_root) in = MPI_IN_PLACE; /* MPI refuses aliased buffers */
     s = (hier_mpi_step){HIER_REDUCE, h->domain, in, HIER_BYTES(x, n), at_root ? out : NULL,
-                       at_root ? HIER_BYTES(x, n) : 0, in == MPI_IN_PLACE, (int)n, root, NULL, NULL};
+                       at_root ? HIER_BYTES(x, n) : 0, in == MPI_IN_PLACE, (int)n, root, NULL, NULL, NULL, NULL};
     if (h->local_size == 1) hier_copy(x, out, source(in, out), HIER_BYTES(x, n));
     else if (x->engine)
         engine_step(x, HIER_ENGINE_REDUCE, in, out, n, root);
@@ -112,7 +112,7 @@ void hier_intra_bcast(hier_run *x, void *buf, size_t n, int root)
 {
     mcoll_hier *h = x->h;
     hier_mpi_step s = {HIER_BCAST, h->domain, NULL, 0, buf, HIER_BYTES(x, n), h->local_rank == root, (int)n, root,
-                       NULL, NULL};
+                       NULL, NULL, NULL, NULL};
     if (h->local_size == 1) return;
     if (x->engine) engine_step(x, HIER_ENGINE_BCAST, NULL, buf, n, root);
     else hier_mpi(x, &s);
@@ -122,7 +122,7 @@ void hier_intra_allgather(hier_run *x, const void *in, void *out, size_t n)
 {
     mcoll_hier *h = x->h;
     hier_mpi_step s = {HIER_ALLGATHER, h->domain, in, HIER_BYTES(x, n), out, HIER_BYTES(x, n * (size_t)h->local_size),
-                       in == MPI_IN_PLACE, (int)n, 0, NULL, NULL};
+                       in == MPI_IN_PLACE, (int)n, 0, NULL, NULL, NULL, NULL};
     if (h->local_size == 1) {
         if (in != MPI_IN_PLACE) hier_copy(x, out, in, HIER_BYTES(x, n));
     } else if (x->engine) {
@@ -137,7 +137,7 @@ void hier_intra_gather(hier_run *x, const void *in, void *out, size_t n, int roo
     mcoll_hier *h = x->h;
     int at_root = h->local_rank == root;
     hier_mpi_step s = {HIER_GATHER, h->domain, in, HIER_BYTES(x, n), at_root ? out : NULL,
-                       at_root ? HIER_BYTES(x, n * (size_t)h->local_size) : 0, 0, (int)n, root, NULL, NULL};
+                       at_root ? HIER_BYTES(x, n * (size_t)h->local_size) : 0, 0, (int)n, root, NULL, NULL, NULL, NULL};
     if (h->local_size == 1) hier_copy(x, out, in, HIER_BYTES(x, n));
     else if (x->engine)
         engine_step(x, HIER_ENGINE_GATHER, in, out, n, root);

@@ -27,20 +27,22 @@
 int hier_reduces_between(const hier_run *x)
 {
     const mcoll_hier_args *a = x->a;
-    return x->h->equal && x->h->gpu_reduce && a->op != MPI_OP_NULL && a->engines && a->device && !x->rec &&
+    return x->h->equal && x->h->gpu_reduce && a->op != MPI_OP_NULL && a->engines && a->device &&
            mcoll_reduce_supported(a->dtype, a->kernel_op);
 }
 
-int hier_pair_reduces(const hier_run *x) { return x->h->domains == 2 && hier_reduces_between(x); }
+int hier_pair_reduces(const hier_run *x) { return x->h->domains == 2 && !x->rec && hier_reduces_between(x); }
 
-void hier_report_between(hier_run *x, const char *form, int on_gpu)
+void hier_report_between(hier_run *x, int form, int on_gpu)
 {
     mcoll_hier *h = x->h;
-    if (h->gpu_reduce_reported) return;
-    h->gpu_reduce_reported = 1;
+    unsigned bit = 1u << (4 * form + 2 * (x->rec != NULL) + (on_gpu != 0));
+    if (h->gpu_reduce_reported & bit) return;
+    h->gpu_reduce_reported |= bit;
     if (h->rank == 0)
-        MCOLL_INFO("communicator of %d ranks: reductions between its %d domains %s through the MPI and reduced on the "
-                   "%s (rank 0%s)", h->size, h->domains, form, on_gpu ? "GPU" : "host",
+        MCOLL_INFO("communicator of %d ranks: reductions between its %d domains %s%s through the MPI and reduced on "
+                   "the %s (rank 0%s)", h->size, h->domains, form == HIER_SWAPPED ? "swapped" : "exchanged in parts",
+                   x->rec ? " (nonblocking)" : "", on_gpu ? "GPU" : "host",
                    x->a->cuda_aware && x->engine ? ", device buffers" : ", staged");
 }
 
@@ -160,10 +162,10 @@ char *hier_pair(hier_run *x, const hier_pair_step *p)
     char *host;
     if (!p->q) return p->mine;
     if (x->a->cuda_aware && x->engine) {
-        hier_report_between(x, "swapped", 1);
+        hier_report_between(x, HIER_SWAPPED, 1);
         return on_device(x, p);
     }
     host = x->slots && x->engine ? hier_slots_memory(x, ahead_room(p, bytes) + bytes) : NULL;
-    hier_report_between(x, "swapped", host != NULL);
+    hier_report_between(x, HIER_SWAPPED, host != NULL);
     return host ? on_gpu(x, p, host) : on_host(x, p);
 }

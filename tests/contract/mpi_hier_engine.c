@@ -160,14 +160,15 @@ int main(int argc, char **argv)
                 }
                 /* Two domains of one size: a blocking allreduce's slices swap through the MPI
                  * and are reduced on the GPU, chunk by chunk, and so are a blocking reduce's at
-                 * the root's domain and a blocking reduce-scatter's pieces (pair.c). More domains:
-                 * every rank reduces its part of each slice (exchange.c). */
+                 * the root's domain and a blocking reduce-scatter's pieces (pair.c). More domains,
+                 * and nonblocking calls: every rank reduces its part of each slice (exchange.c),
+                 * for slices (reduce-scatter: bundles) of a quarter of MCOLL_STAGE_CHUNK (64K here)
+                 * or more, so the larger count only. */
                 ct_checks++;
-                /* More than two domains: slices (reduce-scatter: bundles) of a quarter of
-                 * MCOLL_STAGE_CHUNK (64K here) or more, so the larger count only. */
-                gpu_between = gpu_reduce && !nonblocking && size % d == 0 && size / d >= 2 &&
-                              size / d <= HIER_EXCHANGE_MAX_DOMAINS && counts[c] >= size && (size / d == 2 || c == 1) &&
-                       (k == ALLREDUCE || k == REDUCE_SCATTER || (k == REDUCE && (size / d > 2 || rank / d == 0)));
+                gpu_between = gpu_reduce && size % d == 0 && size / d >= 2 && size / d <= HIER_EXCHANGE_MAX_DOMAINS &&
+                              counts[c] >= size && ((size / d == 2 && !nonblocking) || c == 1) &&
+                              (k == ALLREDUCE || k == REDUCE_SCATTER ||
+                               (k == REDUCE && (size / d > 2 || nonblocking || rank / d == 0)));
                 if (gpu_between && local_reductions == reductions)
                     CT_FAIL("%s of %d ints over %d domains reduced nothing on the GPU", names[k], counts[c], size / d);
                 if (!gpu_between && local_reductions != reductions)

@@ -38,6 +38,13 @@ typedef int (*ireduce_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, int, 
 typedef int (*ibcast_fn)(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *);
 typedef int (*iallgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *);
 typedef int (*irsb_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *);
+typedef int (*ialltoallv_fn)(const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *,
+                             MPI_Datatype, MPI_Comm, MPI_Request *);
+typedef int (*igatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int,
+                           MPI_Comm, MPI_Request *);
+typedef int (*iallgatherv_fn)(const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype,
+                              MPI_Comm, MPI_Request *);
+static long exchanges; /* reductions between domains exchanged in parts (src/hier/exchange.c) */
 
 int PMPI_Iallreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op o, MPI_Comm c, MPI_Request *q)
 {
@@ -69,6 +76,30 @@ int PMPI_Ireduce_scatter_block(const void *s, void *r, int n, MPI_Datatype t, MP
     REAL(PMPI_Ireduce_scatter_block, irsb_fn);
     note(c, "PMPI_Ireduce_scatter_block", s, r);
     return real_PMPI_Ireduce_scatter_block(s, r, n, t, o, c, q);
+}
+
+/* The exchange of parts between domains and the sharing of the reduced parts. */
+int PMPI_Ialltoallv(const void *s, const int *sn, const int *sd, MPI_Datatype st, void *r, const int *rn,
+                    const int *rd, MPI_Datatype rt, MPI_Comm c, MPI_Request *q)
+{
+    REAL(PMPI_Ialltoallv, ialltoallv_fn);
+    note(c, "PMPI_Ialltoallv", s, r);
+    exchanges++;
+    return real_PMPI_Ialltoallv(s, sn, sd, st, r, rn, rd, rt, c, q);
+}
+int PMPI_Igatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt,
+                  int root, MPI_Comm c, MPI_Request *q)
+{
+    REAL(PMPI_Igatherv, igatherv_fn);
+    note(c, "PMPI_Igatherv", s, r);
+    return real_PMPI_Igatherv(s, sn, st, r, rn, rd, rt, root, c, q);
+}
+int PMPI_Iallgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rn, const int *rd, MPI_Datatype rt,
+                     MPI_Comm c, MPI_Request *q)
+{
+    REAL(PMPI_Iallgatherv, iallgatherv_fn);
+    note(c, "PMPI_Iallgatherv", s, r);
+    return real_PMPI_Iallgatherv(s, sn, st, r, rn, rd, rt, c, q);
 }
 
 /* One outstanding call: its device buffers and what its output must hold. */
@@ -322,5 +353,13 @@ int main(int argc, char **argv)
         CT_FAIL("no nonblocking MPI call on a domain or cross communicator: not the hierarchical path");
     if (!hier_nonblocking && before != 0)
         CT_FAIL("MCOLL_HIER_NONBLOCKING is off on some rank, yet %ld nonblocking calls ran on sub-communicators", before);
+    /* With the GPU engines allowed (MCOLL_HIER=auto; the runs that set it make their set-up fail,
+     * so the parts are reduced on the host) the reductions between equal domains are exchanged in
+     * parts; through MPI inside the domains (MCOLL_HIER=mpi) they are the MPI's. */
+    ct_checks++;
+    if (hier_nonblocking && !strcmp(getenv("MCOLL_HIER"), "auto") && world_size % 2 == 0 && !exchanges)
+        CT_FAIL("no reduction between domains exchanged in parts");
+    if (strcmp(getenv("MCOLL_HIER"), "auto") && exchanges)
+        CT_FAIL("%ld exchanges of parts with MCOLL_HIER=%s", exchanges, getenv("MCOLL_HIER"));
     return devmem_finish("mpi_hier_nonblocking", dev);
 }

@@ -30,8 +30,8 @@ run_nonblocking() { # name, np, then VAR=value settings
     name=$1 np=$2
     shift 2
     log=$BUILD/tests/logs/hier.nonblocking.$name.out
-    env "$@" "$MPIRUN" -np "$np" --oversubscribe -x MCOLL_DOMAIN_SIZE -x MCOLL_CUDA_AWARE -x MCOLL_HIER_NONBLOCKING \
-        "$PROG"_nonblocking > "$log" 2>&1
+    env MCOLL_HIER=mpi MCOLL_CONTRACT_FAIL= "$@" "$MPIRUN" -np "$np" --oversubscribe -x MCOLL_DOMAIN_SIZE \
+        -x MCOLL_CUDA_AWARE -x MCOLL_HIER_NONBLOCKING -x MCOLL_HIER -x MCOLL_CONTRACT_FAIL "$PROG"_nonblocking > "$log" 2>&1
     rc=$?
     grep -q "^mpi_hier_nonblocking: PASS" "$log" ||
         { echo "FAIL: mpi_hier_nonblocking $name (exit $rc)"; tail -n 20 "$log"; exit 1; }
@@ -42,6 +42,12 @@ run_nonblocking cuda-aware "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HI
 run_nonblocking np3 3 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1
 run_nonblocking off "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=0
 run_nonblocking disagree "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=rank0
+# The GPU engines allowed, their set-up failing: the reductions between two and three domains
+# exchanged in parts and reduced on the host, in the completion calls.
+run_nonblocking exchange-engines-fail "$NP" MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1 \
+    MCOLL_HIER=auto MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
+run_nonblocking exchange-engines-fail-np6 6 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1 \
+    MCOLL_HIER=auto MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
 # The domains' engines on launchers that compute nothing, on unequal domains (3 + 1).
 log=$BUILD/tests/logs/hier.engine.unequal.out
 MCOLL_DOMAIN_SIZE=3 "$MPIRUN" -np "$NP" --oversubscribe -x MCOLL_DOMAIN_SIZE "$BUILD/tests/contract/mpi_hier_engine" > "$log" 2>&1

@@ -70,7 +70,8 @@
 #              PMPI INFO lines must show calls on the `hier` path; hier-d2-host: domains of 2 with
 #              MCOLL_HIER_OVERLAP_COPIES=0 (the two domains' reductions reduced on the host); and gpu_nonblocking at
 #              MCOLL_DOMAIN_SIZE=2 and MCOLL_HIER_NONBLOCKING=1 (hier-nb-d2: nonblocking and
-#              persistent calls on that path); hier-x3 and hier-x4: gpu_mpi at NP 6 and 8 in
+#              persistent calls on that path, with 64 KiB chunks so that their reductions between
+#              domains are exchanged in parts, which the log must say); hier-x3 and hier-x4: gpu_mpi at NP 6 and 8 in
 #              domains of 2 (three and four domains: the reductions between them exchanged in
 #              parts and reduced on the GPU, src/hier/exchange.c; MCOLL_STAGE_CHUNK=64K so the
 #              suite's counts reach it), and hier-x4-host with
@@ -575,6 +576,7 @@ run_step() {
     case $step in
         hier-x3|hier-x4) how="exchanged in parts through the MPI and reduced on the GPU" ;;
         hier-x4-host) how="exchanged in parts through the MPI and reduced on the host" ;;
+        hier-nb-d2) how="exchanged in parts (nonblocking) through the MPI and reduced on the" ;;
     esac
     if [ -n "$how" ] && [ "$result" = PASS ]; then
         if grep -q "$how" "$log"; then key="$key; between domains: $how"
@@ -863,7 +865,8 @@ if selected hier; then
     prog=$BUILD/tests/gpu/gpu_nonblocking
     if gpu_ready hier-nb-d2 "$rg" "$mps" "$prog"; then
         MCOLL_DOMAIN_SIZE=2 MCOLL_HIER_NONBLOCKING=1 mpi_cmd 4 "${mps%%(*}" INFO 1
-        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI)
+        # Chunks of 64 KiB: the suite's counts reach the exchange of the recorded calls.
+        MPI+=(-x MCOLL_DEBUG_SUBSYS=PMPI -x MCOLL_STAGE_CHUNK=64K)
         run_step hier-nb-d2 "$rg" "$mps" "$OUT/hier-nb-d2-np4.log" "${MPI[@]}" "$prog" ${PROG_ARGS[@]+"${PROG_ARGS[@]}"}
     fi
 fi
