@@ -88,7 +88,7 @@ static const setting settings_table[] = {
     {"MCOLL_HIER_OVERLAP_COPIES", "1", KIND_BOOL, FIELD(hier_overlap_copies), 0, 0,
      "1: in the hierarchical pipelines, device data crossing between domains through pinned host memory (an MPI that is not CUDA-aware) is copied on the domain engine's stream, each copy overlapping the neighbouring chunk's MPI step; 0: every MPI step waits for its own copies"},
     {"MCOLL_HIER_GPU_REDUCE", "1", KIND_BOOL, FIELD(hier_gpu_reduce), 0, 0,
-     "1: blocking reductions between equal NVLink domains (allreduce, reduce, reduce-scatter) are reduced on the GPU, the MPI only moving bytes (two domains: a swap; 3 to 16: an exchange of parts); 0: the MPI reduces (agreed: on where every rank has it on)"},
+     "1: reductions between equal NVLink domains (allreduce, reduce, reduce-scatter) are reduced on the GPU, the MPI only moving bytes (blocking calls over two domains: a swap; 3 to 16 domains, and nonblocking and persistent calls: an exchange of parts); 0: the MPI reduces (agreed: on where every rank has it on)"},
     {"MCOLL_REG_CACHE", "64", KIND_INT, FIELD(reg_cache), 0, 65536,
      "peers' registered buffers kept mapped after deregistration, for reuse (0: unmap at once); buffers in use are never unmapped"},
     {"MCOLL_ZERO_COPY_MIN", "4M", KIND_SIZE_OR_OFF, FIELD(zero_copy_min), 0, 1024 * GiB,

@@ -262,8 +262,8 @@ typedef struct {
 int hier_pair_reduces(const hier_run *x);
 char *hier_pair(hier_run *x, const hier_pair_step *p);
 /* What both forms ask of a call (alike on every rank): equal domains, MCOLL_HIER_GPU_REDUCE on
- * everywhere, a reduction the GPU kernels have, device buffers, the engines allowed, a blocking
- * call. */
+ * everywhere, a reduction the GPU kernels have, device buffers, the engines allowed. The swap is
+ * for blocking calls; nonblocking and persistent ones (recorded) take the exchange. */
 int hier_reduces_between(const hier_run *x);
 /* Once per communicator and form, at INFO on its rank 0: how its domains reduce between them
  * (HIER_SWAPPED, HIER_EXCHANGED; of a nonblocking or persistent call when x->rec), on the GPU or

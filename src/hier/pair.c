@@ -12,7 +12,8 @@
  *
  * Which MPI call a rank makes must not depend on anything its peer may see otherwise: the pair
  * form is taken on what every rank of the call agrees on (two domains of one size, a predefined
- * reduction, the engines allowed by MCOLL_HIER, a blocking call), not on what a rank may see
+ * reduction, the engines allowed by MCOLL_HIER, a blocking call: nonblocking ones take exchange.c's
+ * recorded form), not on what a rank may see
  * alone: with a CUDA-aware MPI the swap takes the device buffers; where this rank has no engine
  * (its domain's team could not be built) or, staging, its copies are not on the engine's stream
  * (MCOLL_HIER_OVERLAP_COPIES=0), it reduces the two slices staged to the host with
