@@ -124,7 +124,8 @@ void hier_record_reduce(hier_run *x, char *parts, int d, size_t n)
     s->reduce.parts = parts;
     s->reduce.d = d;
     s->reduce.n = n;
-    if (!x->engine && bytes > x->rec->host_bytes) x->rec->host_bytes = bytes; /* reduced on the host */
+    if (x->engine) x->rec->engine = x->engine;
+    else if (bytes > x->rec->host_bytes) x->rec->host_bytes = bytes; /* reduced on the host */
 }
 
 char *hier_record_scratch(hier_run *x, size_t bytes)
