@@ -313,6 +313,10 @@ char *hier_carve(char **next, size_t bytes);
 /* Pinned host memory for staging, and the copy stream (hier_mem.c). */
 char *hier_host(hier_run *x, size_t bytes);
 char *hier_host_slots(hier_run *x, size_t bytes); /* the slots' memory; NULL (no failure) without */
+/* Pinned host memory near the GPU, or (pageable_ok) pageable memory where pinning fails; freed with
+ * hier_host_free and the same `registered`. */
+char *hier_host_alloc(size_t bytes, int *registered, int pageable_ok);
+void hier_host_free(char *p, size_t bytes, int registered);
 void hier_free_memory(mcoll_hier *h);
 
 /* Bytes of n elements, and the element at index i of a buffer. */

@@ -103,19 +103,46 @@ char *hier_scratch(hier_run *x, size_t bytes)
     return h->scratch;
 }
 
-/* A pinned buffer of at least `bytes`, grown (never shrunk) in place of *buf; without it the call
- * fails when `required`, else goes on without. */
-static char *pinned(hier_run *x, char **buf, size_t *have, int *registered, size_t bytes, int required)
+#define PAGEABLE (-1) /* a staging buffer's `registered` when it could not be pinned */
+
+char *hier_host_alloc(size_t bytes, int *registered, int pageable_ok)
 {
     CUdevice dev = 0;
-    if (bytes <= *have) return *buf;
-    if (*buf) mcoll_host_free_near(*buf, *have, *registered);
-    *have = 0;
+    static int said; /* the INFO line below: once per process */
+    char *p;
     if (mcoll_cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
-    *buf = mcoll_host_alloc_near((int)dev, rounded(bytes), registered);
+    p = mcoll_host_alloc_near((int)dev, bytes, registered);
+    if (p || !pageable_ok) return p;
+    /* Slower copies (synchronous through the driver's own pinned buffers), the same results; as
+     * the staged path's pool does. */
+    p = malloc(bytes);
+    if (p) {
+        *registered = PAGEABLE;
+        if (!said) MCOLL_INFO("pinned allocation of %zu bytes failed: hierarchical collectives stage through "
+                              "pageable memory", bytes);
+        said = 1;
+    }
+    return p;
+}
+
+void hier_host_free(char *p, size_t bytes, int registered)
+{
+    if (registered == PAGEABLE) free(p);
+    else mcoll_host_free_near(p, bytes, registered);
+}
+
+/* A staging buffer of at least `bytes`, grown (never shrunk) in place of *buf: pinned, or where
+ * pinning fails and it is `required`, pageable; without any the call fails when `required`,
+ * else goes on without. */
+static char *pinned(hier_run *x, char **buf, size_t *have, int *registered, size_t bytes, int required)
+{
+    if (bytes <= *have) return *buf;
+    if (*buf) hier_host_free(*buf, *have, *registered);
+    *have = 0;
+    *buf = hier_host_alloc(rounded(bytes), registered, required);
     if (!*buf) {
         if (!required) return NULL;
-        MCOLL_WARN("cannot pin %zu bytes of staging memory for a hierarchical collective", bytes);
+        MCOLL_WARN("cannot allocate %zu bytes of staging memory for a hierarchical collective", bytes);
         if (x->rc == MCOLL_SUCCESS) x->rc = MCOLL_ERR_NO_MEMORY;
         return NULL;
     }
@@ -182,8 +209,8 @@ void hier_free_memory(mcoll_hier *h)
         if (h->scratch_on_device) mcoll_cu.cuMemFree((CUdeviceptr)(uintptr_t)h->scratch);
         else free(h->scratch);
     }
-    if (h->host) mcoll_host_free_near(h->host, h->host_bytes, h->host_registered);
-    if (h->slots) mcoll_host_free_near(h->slots, h->slots_bytes, h->slots_registered);
+    if (h->host) hier_host_free(h->host, h->host_bytes, h->host_registered);
+    if (h->slots) hier_host_free(h->slots, h->slots_bytes, h->slots_registered);
     if (h->stream) mcoll_cu.cuStreamDestroy(h->stream);
     if (h->marks[0]) mcoll_cu.cuEventDestroy(h->marks[0]);
     if (h->marks[1]) mcoll_cu.cuEventDestroy(h->marks[1]);

@@ -152,7 +152,6 @@ mcoll_hier_op *mcoll_hier_op_record(mcoll_hier *h, const mcoll_hier_args *a, mco
                                     mcoll_result *rc)
 {
     mcoll_hier_op *op = calloc(1, sizeof *op);
-    CUdevice dev = 0;
     if (!op) {
         *rc = MCOLL_ERR_NO_MEMORY;
         return NULL;
@@ -164,8 +163,7 @@ mcoll_hier_op *mcoll_hier_op_record(mcoll_hier *h, const mcoll_hier_args *a, mco
     *rc = collective(h, &op->a);
     h->recording = NULL;
     if (*rc == MCOLL_SUCCESS && op->host_bytes) {
-        if (mcoll_cu.cuCtxGetDevice(&dev) != CUDA_SUCCESS) dev = 0;
-        op->host = mcoll_host_alloc_near((int)dev, op->host_bytes, &op->host_registered);
+        op->host = hier_host_alloc(op->host_bytes, &op->host_registered, 1);
         if (!op->host) *rc = MCOLL_ERR_NO_MEMORY;
     }
     if (*rc == MCOLL_SUCCESS && a->device &&
@@ -190,7 +188,7 @@ void mcoll_hier_op_free(mcoll_hier_op *op)
         if (op->a.device) mcoll_cu.cuMemFree((CUdeviceptr)(uintptr_t)op->scratch);
         else free(op->scratch);
     }
-    if (op->host) mcoll_host_free_near(op->host, op->host_bytes, op->host_registered);
+    if (op->host) hier_host_free(op->host, op->host_bytes, op->host_registered);
     if (op->event) mcoll_cu.cuEventDestroy(op->event);
     if (op->marks[0]) mcoll_cu.cuEventDestroy(op->marks[0]);
     if (op->marks[1]) mcoll_cu.cuEventDestroy(op->marks[1]);

@@ -7,7 +7,8 @@
 # MCOLL_HIER=auto with the GPU engines on, on a contract driver whose cuMemCreate fails: each
 # domain's engine set-up fails, on every rank of the domain alike, and its steps go through MPI
 # (and the two domains' reductions are swapped and reduced on the host), the MPI CUDA-aware or not;
-# the same at 6 and 8 ranks (three and four domains: the exchange of parts, reduced on the host).
+# the same at 6 and 8 ranks (three and four domains: the exchange of parts, reduced on the host),
+# and at 6 ranks with rank 1 unable to pin host memory (pageable staging, same results).
 BUILD=${BUILD:-$(pwd)/build}
 MPIRUN=${MPIRUN:-mpirun}
 NP=${MCOLL_TEST_NP:-4}
@@ -95,6 +96,14 @@ run exchange-np6 6 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=auto \
     MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
 run exchange-np8-cuda-aware 8 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=1 MCOLL_HIER=auto \
     MCOLL_CONTRACT_FAIL=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY
+# Rank 1 cannot pin host memory (it crashed in the MPI, handed no buffers): it stages through
+# pageable memory, blocking and nonblocking calls alike, with the same results.
+no_pinning=cuMemCreate:0:CUDA_ERROR_OUT_OF_MEMORY,cuMemHostAlloc:0:CUDA_ERROR_OUT_OF_MEMORY:1,cuMemHostRegister:0:CUDA_ERROR_OUT_OF_MEMORY:1
+run no-pinning-rank1 6 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER=auto MCOLL_CONTRACT_FAIL=$no_pinning
+grep -q "hierarchical collectives stage through pageable memory" "$BUILD/tests/logs/hier.no-pinning-rank1.out" ||
+    { echo "FAIL: no-pinning-rank1: no line saying rank 1 stages through pageable memory"; exit 1; }
+run_nonblocking no-pinning-rank1 6 MCOLL_DOMAIN_SIZE=2 MCOLL_CUDA_AWARE=0 MCOLL_HIER_NONBLOCKING=1 MCOLL_HIER=auto \
+    MCOLL_CONTRACT_FAIL=$no_pinning
 grep -q "without GPU engine" "$BUILD/tests/logs/hier.engines-fail.out" ||
     { echo "FAIL: engines-fail: no domain said it runs without its engine"; exit 1; }
 grep -q ": hier (" "$BUILD/tests/logs/hier.one-rank-domains.out" &&
