@@ -52,10 +52,31 @@ size_t hier_exchange_scratch(const hier_run *x, size_t q, size_t per_domain)
     return HIER_BYTES(x, d * (per_domain ? per_domain : (q + d - 1) / d));
 }
 
-static void mpi_done(hier_run *x, int rc, double t0)
+int hier_reduce_parts_gpu(const mcoll_hier_args *a, char *parts, int d, size_t n, CUstream stream)
 {
-    if (rc != MPI_SUCCESS) hier_failed(x, MCOLL_ERR_MPI);
-    x->mpi_s += MPI_Wtime() - t0;
+    size_t bytes = n * a->esize;
+    char *last = parts + (size_t)(d - 1) * bytes;
+    int j, r;
+    for (j = d - 2; j >= 0; j--) {
+        r = mcoll_launch_reduce_local(parts + (size_t)j * bytes, last, n, a->dtype, a->kernel_op, stream);
+        if (r != MCOLL_LAUNCH_OK) {
+            MCOLL_WARN("hierarchical collective: reducing the domains' parts on the GPU failed (%s)",
+                       r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int hier_reduce_parts_host(const mcoll_hier_args *a, char *parts, int d, size_t n)
+{
+    size_t bytes = n * a->esize;
+    int j;
+    for (j = d - 2; j >= 0; j--)
+        if (PMPI_Reduce_local(parts + (size_t)j * bytes, parts + (size_t)(d - 1) * bytes, (int)n, a->type, a->op) !=
+            MPI_SUCCESS)
+            return 0;
+    return 1;
 }
 
 /* Parts of equal size (reduce-scatter's pieces), or q cut as evenly as it goes. */
@@ -112,74 +133,62 @@ static int begin(exchange *e, hier_run *x, const char *in, size_t q, size_t per_
 /* Domain j's copy of this rank's part in the D copies at `base`, one after the other. */
 static char *part(const exchange *e, char *base, int j) { return base + (size_t)j * e->part_bytes; }
 
-/* A nonblocking or persistent call (recorded, hier_op.h): the same exchange as steps that its
- * completion calls make one after the other: the parts exchanged (an MPI step, staged as any),
- * reduced on the engine's stream (or on the host without an engine), then shared by the
- * caller's MPI step. Returns where this rank's part, reduced, will be (device), or NULL when its
- * part is empty (a short last chunk): no device pointer goes to an MPI that is not CUDA-aware. */
-static char *recorded_scatter_reduce(exchange *e)
+/* The MPI steps, in both forms. The exchange: part j of `in` to domain j, every domain's copy of
+ * this rank's part into `parts` (the receive layout in rcounts and rdispls, the caller's). */
+static hier_mpi_step scatter_step(const exchange *e, const void *in, void *parts, int *rcounts, int *rdispls)
 {
-    hier_run *x = e->x;
-    int rcounts[HIER_EXCHANGE_MAX_DOMAINS], rdispls[HIER_EXCHANGE_MAX_DOMAINS], j;
-    char *parts = e->part_bytes ? e->dev : NULL;
-    hier_report_between(x, HIER_EXCHANGED, x->engine != NULL);
-    hier_mpi_step s = {HIER_ALLTOALLV, x->h->cross, e->in, e->in_bytes, parts, (size_t)e->d * e->part_bytes, 0,
-                       0, 0, e->counts, e->displs, rcounts, rdispls};
+    int j;
     for (j = 0; j < e->d; j++) {
         rcounts[j] = e->counts[e->me];
         rdispls[j] = j * e->counts[e->me];
     }
-    hier_mpi(x, &s);
-    if (!parts) return NULL;
-    hier_record_reduce(x, parts, e->d, (size_t)e->counts[e->me]);
-    return part(e, parts, e->d - 1);
+    return (hier_mpi_step){HIER_ALLTOALLV, e->x->h->cross, in, e->in_bytes, parts, (size_t)e->d * e->part_bytes,
+                           0, 0, 0, e->counts, e->displs, rcounts, rdispls};
+}
+
+/* The reduced parts shared: all-gathered into `out`, or gathered there at the root's domain. */
+static hier_mpi_step share_step(const exchange *e, int gather, int root_domain, const void *sum, void *out)
+{
+    int has_out = !gather || e->me == root_domain;
+    return (hier_mpi_step){gather ? HIER_GATHERV : HIER_ALLGATHERV, e->x->h->cross, sum, e->part_bytes,
+                           has_out ? out : NULL, has_out ? e->in_bytes : 0, 0, e->counts[e->me], root_domain,
+                           e->counts, e->displs, NULL, NULL};
 }
 
 /* No memory on this rank: its MPI calls are still made, on no data, so the peers are not left
  * waiting (their calls then fail, or lack this rank's data, as after any failed staging). */
 static const int no_counts[HIER_EXCHANGE_MAX_DOMAINS];
 
-/* Every domain's copy of this rank's part, received. */
-static void scatter(exchange *e, int ok)
+/* A step of the blocking form, on the buffers in `s` (those the MPI takes). */
+static void blocking_mpi(exchange *e, hier_mpi_step s, int ok)
 {
-    hier_run *x = e->x;
-    int rcounts[HIER_EXCHANGE_MAX_DOMAINS], rdispls[HIER_EXCHANGE_MAX_DOMAINS], j;
     double t0 = MPI_Wtime();
-    for (j = 0; j < e->d; j++) {
-        rcounts[j] = e->counts[e->me];
-        rdispls[j] = j * e->counts[e->me];
+    if (!ok) {
+        s.in = NULL;
+        s.out = NULL;
+        s.count = 0;
+        s.counts = s.rcounts = no_counts;
     }
-    mpi_done(x,
-             PMPI_Alltoallv(ok ? e->in_mpi : NULL, ok ? e->counts : no_counts, e->displs, x->a->type,
-                            ok ? e->parts_mpi : NULL, ok ? rcounts : no_counts, rdispls, x->a->type, x->h->cross),
-             t0);
+    if (hier_mpi_call(e->x->a, &s, s.in, s.out, NULL) != MPI_SUCCESS) hier_failed(e->x, MCOLL_ERR_MPI);
+    e->x->mpi_s += MPI_Wtime() - t0;
 }
 
-/* Domain 0's part op (domain 1's op (...)), into the last domain's copy. */
-static void reduce_on_gpu(exchange *e, CUstream stream)
+/* A nonblocking or persistent call (recorded, hier_op.h): the exchange and the reduction as steps
+ * that its completion calls make one after the other (the MPI step staged as any, the reduction
+ * on the engine's stream or, without an engine, on the host). Returns where this rank's part,
+ * reduced, will be (device), or NULL when its part is empty (a short last chunk): no device
+ * pointer goes to an MPI that is not CUDA-aware. */
+static char *recorded_scatter_reduce(exchange *e)
 {
     hier_run *x = e->x;
-    const mcoll_hier_args *a = x->a;
-    size_t n = (size_t)e->counts[e->me];
-    int j, r;
-    for (j = e->d - 2; j >= 0 && x->rc == MCOLL_SUCCESS; j--) {
-        r = mcoll_launch_reduce_local(part(e, e->dev, j), part(e, e->dev, e->d - 1), n, a->dtype, a->kernel_op, stream);
-        if (r != MCOLL_LAUNCH_OK) {
-            MCOLL_WARN("hierarchical collective: reducing the domains' parts on the GPU failed (%s)",
-                       r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
-            hier_failed(x, MCOLL_ERR_CUDA);
-        }
-    }
-}
-
-static void reduce_on_host(exchange *e)
-{
-    hier_run *x = e->x;
-    int j;
-    for (j = e->d - 2; j >= 0 && x->rc == MCOLL_SUCCESS; j--)
-        if (PMPI_Reduce_local(part(e, e->parts_mpi, j), part(e, e->parts_mpi, e->d - 1), e->counts[e->me], x->a->type,
-                              x->a->op) != MPI_SUCCESS)
-            hier_failed(x, MCOLL_ERR_MPI);
+    int rcounts[HIER_EXCHANGE_MAX_DOMAINS], rdispls[HIER_EXCHANGE_MAX_DOMAINS];
+    char *parts = e->part_bytes ? e->dev : NULL;
+    hier_mpi_step s = scatter_step(e, e->in, parts, rcounts, rdispls);
+    hier_report_between(x, HIER_EXCHANGED, x->engine != NULL);
+    hier_mpi(x, &s);
+    if (!parts) return NULL;
+    hier_record_reduce(x, parts, e->d, (size_t)e->counts[e->me]);
+    return part(e, parts, e->d - 1);
 }
 
 /* The reduce-scatter between the domains: this rank's part reduced, in the last of e->dev's
@@ -187,17 +196,22 @@ static void reduce_on_host(exchange *e)
 static char *scatter_reduce(exchange *e, int ok, int on_device)
 {
     hier_run *x = e->x;
+    const mcoll_hier_args *a = x->a;
+    int rcounts[HIER_EXCHANGE_MAX_DOMAINS], rdispls[HIER_EXCHANGE_MAX_DOMAINS];
+    size_t n = (size_t)e->counts[e->me];
     char *sum_dev = part(e, e->dev, e->d - 1);
-    scatter(e, ok);
-    e->sum_mpi = part(e, e->parts_mpi, e->d - 1);
-    if (!ok || x->rc != MCOLL_SUCCESS || !e->part_bytes) return sum_dev;
+    blocking_mpi(e, scatter_step(e, e->in_mpi, e->parts_mpi, rcounts, rdispls), ok);
+    if (!ok) return sum_dev;
+    e->sum_mpi = part(e, e->parts_mpi, e->d - 1); /* shared even after a failure (peers wait for it) */
+    if (x->rc != MCOLL_SUCCESS || !e->part_bytes) return sum_dev;
     if (!e->gpu) {
-        reduce_on_host(e);
-        if (on_device && hier_stage(x, sum_dev, e->sum_mpi, e->part_bytes, 0)) hier_stage_wait(x);
+        if (!hier_reduce_parts_host(a, e->parts_mpi, e->d, n)) hier_failed(x, MCOLL_ERR_MPI);
+        else if (on_device && hier_stage(x, sum_dev, e->sum_mpi, e->part_bytes, 0)) hier_stage_wait(x);
         return sum_dev;
     }
     if (e->staged) hier_stage(x, e->dev, e->parts_mpi, (size_t)e->d * e->part_bytes, 0);
-    reduce_on_gpu(e, x->h->stream);
+    if (x->rc == MCOLL_SUCCESS && !hier_reduce_parts_gpu(a, e->dev, e->d, n, x->h->stream))
+        hier_failed(x, MCOLL_ERR_CUDA);
     if (e->staged && !on_device) hier_stage(x, e->sum_mpi, sum_dev, e->part_bytes, 1);
     hier_stage_wait(x);
     return sum_dev;
@@ -219,59 +233,32 @@ static void result_to_device(exchange *e, char *out, const char *result)
     }
 }
 
-/* The reduced parts shared: all-gathered into `slice`, or gathered there at the root's domain. */
-static void recorded_share(exchange *e, char *slice, int gather, int root_domain)
-{
-    hier_run *x = e->x;
-    int out = !gather || e->me == root_domain;
-    char *sum = recorded_scatter_reduce(e);
-    hier_mpi_step s = {gather ? HIER_GATHERV : HIER_ALLGATHERV, x->h->cross, sum, e->part_bytes, out ? slice : NULL,
-                       out ? e->in_bytes : 0, 0, e->counts[e->me], root_domain, e->counts, e->displs, NULL, NULL};
-    hier_mpi(x, &s);
-}
-
-void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev)
+/* Allreduce (the reduced parts all-gathered into `slice`) and reduce (gathered there at the root's
+ * domain). */
+static void reduce_slice(hier_run *x, char *slice, size_t q, char *dev, int gather, int root_domain)
 {
     exchange e;
+    hier_mpi_step s;
+    char *result;
     int ok;
     if (x->rec) {
         cut(&e, x, slice, q, 0, dev);
-        recorded_share(&e, slice, 0, 0);
+        s = share_step(&e, gather, root_domain, recorded_scatter_reduce(&e), slice);
+        hier_mpi(x, &s);
         return;
     }
     ok = begin(&e, x, slice, q, 0, dev);
-    /* The input's place (the slot, or the host area) takes the result. */
-    char *result = e.staged ? e.in_mpi : slice;
-    double t0;
+    result = e.staged ? e.in_mpi : slice; /* the input's place (the slot, or the host area) */
     scatter_reduce(&e, ok, 0);
-    t0 = MPI_Wtime();
-    mpi_done(x,
-             PMPI_Allgatherv(ok ? e.sum_mpi : NULL, ok ? e.counts[e.me] : 0, x->a->type, ok ? result : NULL,
-                             ok ? e.counts : no_counts, e.displs, x->a->type, x->h->cross),
-             t0);
-    if (ok) result_to_device(&e, slice, result);
+    blocking_mpi(&e, share_step(&e, gather, root_domain, e.sum_mpi, result), ok);
+    if (ok && (!gather || e.me == root_domain)) result_to_device(&e, slice, result);
 }
+
+void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev) { reduce_slice(x, slice, q, dev, 0, 0); }
 
 void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int root_domain)
 {
-    exchange e;
-    int ok, at_root = x->h->my_domain == root_domain;
-    char *result;
-    double t0;
-    if (x->rec) {
-        cut(&e, x, slice, q, 0, dev);
-        recorded_share(&e, slice, 1, root_domain);
-        return;
-    }
-    ok = begin(&e, x, slice, q, 0, dev);
-    result = e.staged ? e.in_mpi : slice;
-    scatter_reduce(&e, ok, 0);
-    t0 = MPI_Wtime();
-    mpi_done(x,
-             PMPI_Gatherv(ok ? e.sum_mpi : NULL, ok ? e.counts[e.me] : 0, x->a->type, ok && at_root ? result : NULL,
-                          ok ? e.counts : no_counts, e.displs, x->a->type, root_domain, x->h->cross),
-             t0);
-    if (ok && at_root) result_to_device(&e, slice, result);
+    reduce_slice(x, slice, q, dev, 1, root_domain);
 }
 
 char *hier_exchange_reduce_scatter(hier_run *x, const char *bundle, size_t q, char *dev)

@@ -47,8 +47,8 @@ static void sliced(hier_run *x)
     sliced_chunks s = {hier_chunking(x, n), {NULL, NULL}, {NULL, NULL}};
     const char *in = a->sendbuf == MPI_IN_PLACE ? (const char *)a->recvbuf : (const char *)a->sendbuf;
     char *out = a->recvbuf, *slots = NULL, *slot[2];
-    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x, HIER_BYTES(x, s.c.slice));
-    size_t parts_bytes = exchange ? hier_exchange_scratch(x, s.c.slice, 0) : 0;
+    int pair = hier_pair_reduces(x);
+    size_t parts_bytes = hier_exchange_reduces(x, HIER_BYTES(x, s.c.slice)) ? hier_exchange_scratch(x, s.c.slice, 0) : 0;
 
     slice_bytes = HIER_BYTES(x, s.c.slice);
     if (s.c.body) slots = hier_scratch(x, (pair ? 4 : 2) * (slice_bytes + 256) + 2 * (parts_bytes + 256));
@@ -56,14 +56,8 @@ static void sliced(hier_run *x)
         char *next = slots;
         slot[0] = hier_carve(&next, slice_bytes);
         slot[1] = hier_carve(&next, slice_bytes);
-        if (pair) {
-            s.other[0] = hier_carve(&next, slice_bytes);
-            s.other[1] = hier_carve(&next, slice_bytes);
-        }
-        if (exchange) {
-            s.parts[0] = hier_carve(&next, parts_bytes);
-            s.parts[1] = hier_carve(&next, parts_bytes);
-        }
+        hier_carve_two(&next, pair ? slice_bytes : 0, s.other);
+        hier_carve_two(&next, parts_bytes, s.parts);
         hier_pipeline_reduce_scatter(x, &s.c, in, slot, finish_chunk, &s);
     }
     if (n > s.c.body) {

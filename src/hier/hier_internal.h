@@ -289,6 +289,11 @@ void hier_report_between(hier_run *x, int form, int on_gpu);
 #define HIER_EXCHANGE_MAX_DOMAINS 16
 int hier_exchange_reduces(const hier_run *x, size_t bytes);
 size_t hier_exchange_scratch(const hier_run *x, size_t q, size_t per_domain);
+/* The exchange's D copies of a part, n elements each, one after the other at `parts`: domain 0's
+ * copy op (domain 1's op (...)), into the last copy; on the GPU (queued on `stream`) or on the
+ * host. 1 when done (or queued). */
+int hier_reduce_parts_gpu(const mcoll_hier_args *a, char *parts, int d, size_t n, CUstream stream);
+int hier_reduce_parts_host(const mcoll_hier_args *a, char *parts, int d, size_t n);
 void hier_exchange_allreduce(hier_run *x, char *slice, size_t q, char *dev);
 void hier_exchange_reduce(hier_run *x, char *slice, size_t q, char *dev, int root_domain);
 char *hier_exchange_reduce_scatter(hier_run *x, const char *bundle, size_t q, char *dev);
@@ -310,6 +315,8 @@ void hier_permute(hier_run *x, char *dst, size_t dst_stride, const int *to, cons
                   const int *from, int k, size_t bytes);
 /* Carve scratch: the next `bytes` of a region, aligned. */
 char *hier_carve(char **next, size_t bytes);
+/* A pipeline's two slots of `bytes` each, used by turns (none, both NULL, when bytes is 0). */
+void hier_carve_two(char **next, size_t bytes, char *two[2]);
 /* Pinned host memory for staging, and the copy stream (hier_mem.c). */
 char *hier_host(hier_run *x, size_t bytes);
 char *hier_host_slots(hier_run *x, size_t bytes); /* the slots' memory; NULL (no failure) without */

@@ -233,3 +233,9 @@ char *hier_carve(char **next, size_t bytes)
     *next += (bytes + 255) / 256 * 256;
     return p;
 }
+
+void hier_carve_two(char **next, size_t bytes, char *two[2])
+{
+    two[0] = bytes ? hier_carve(next, bytes) : NULL;
+    two[1] = bytes ? hier_carve(next, bytes) : NULL;
+}

@@ -7,7 +7,6 @@
 #include <string.h>
 #include "comm_internal.h"
 #include "hier_op.h"
-#include "launch.h"
 #include "locality.h"
 #include "log.h"
 
@@ -315,31 +314,20 @@ static int mpi_step(mcoll_hier_op *op, const hier_step *s)
 static int reduce_step(mcoll_hier_op *op, const hier_step *s)
 {
     const mcoll_hier_args *a = &op->a;
-    size_t n = s->reduce.n, bytes = n * a->esize;
-    char *last = s->reduce.parts + (size_t)(s->reduce.d - 1) * bytes;
-    int j, r;
+    size_t n = s->reduce.n, bytes = n * a->esize, last = (size_t)(s->reduce.d - 1) * bytes;
     if (!n || op->rc != MCOLL_SUCCESS) return 1;
     if (op->engine) {
-        for (j = s->reduce.d - 2; op->phase == 0 && j >= 0; j--) {
-            r = mcoll_launch_reduce_local(s->reduce.parts + (size_t)j * bytes, last, n, a->dtype, a->kernel_op,
-                                          engine_stream(op));
-            if (r != MCOLL_LAUNCH_OK) {
-                MCOLL_WARN("nonblocking hierarchical collective: reducing the domains' parts on the GPU failed (%s)",
-                           r == MCOLL_LAUNCH_UNSUPPORTED ? "unsupported" : mcoll_launch_error());
-                failed(op, MCOLL_ERR_CUDA);
-                return 1;
-            }
+        if (op->phase == 0 && !hier_reduce_parts_gpu(a, s->reduce.parts, s->reduce.d, n, engine_stream(op))) {
+            failed(op, MCOLL_ERR_CUDA);
+            return 1;
         }
         return engine_caught_up(op);
     }
-    stage(op, op->host, s->reduce.parts, (size_t)s->reduce.d * bytes, 1);
+    stage(op, op->host, s->reduce.parts, last + bytes, 1);
     cu_check(op, mcoll_cu.cuStreamSynchronize(op->h->stream), "cuStreamSynchronize");
-    for (j = s->reduce.d - 2; j >= 0 && op->rc == MCOLL_SUCCESS; j--)
-        if (PMPI_Reduce_local(op->host + (size_t)j * bytes, op->host + (size_t)(s->reduce.d - 1) * bytes, (int)n,
-                              a->type, a->op) != MPI_SUCCESS)
-            failed(op, MCOLL_ERR_MPI);
+    if (op->rc == MCOLL_SUCCESS && !hier_reduce_parts_host(a, op->host, s->reduce.d, n)) failed(op, MCOLL_ERR_MPI);
     if (op->rc != MCOLL_SUCCESS) return 1;
-    stage(op, last, op->host + (size_t)(s->reduce.d - 1) * bytes, bytes, 0);
+    stage(op, s->reduce.parts + last, op->host + last, bytes, 0);
     cu_check(op, mcoll_cu.cuStreamSynchronize(op->h->stream), "cuStreamSynchronize");
     return 1;
 }

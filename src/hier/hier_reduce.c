@@ -58,8 +58,8 @@ static void sliced(hier_run *x)
     hier_chunks c = hier_chunking(x, n);
     const char *in = input(x);
     char *out = a->recvbuf, *scratch, *next, *slot[2], *tail;
-    int pair = hier_pair_reduces(x), exchange = hier_exchange_reduces(x, HIER_BYTES(x, c.slice));
-    size_t parts_bytes = exchange ? hier_exchange_scratch(x, c.slice, 0) : 0;
+    int pair = hier_pair_reduces(x);
+    size_t parts_bytes = hier_exchange_reduces(x, HIER_BYTES(x, c.slice)) ? hier_exchange_scratch(x, c.slice, 0) : 0;
     reduce_chunks r = {&c, rd, lr, root_domain, {NULL, NULL}, {NULL, NULL}};
 
     scratch = hier_scratch(x, (pair ? 4 : 2) * (HIER_BYTES(x, c.slice) + 256) + HIER_BYTES(x, n - c.body) + 256 +
@@ -68,14 +68,8 @@ static void sliced(hier_run *x)
     next = scratch;
     slot[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
     slot[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
-    if (pair) {
-        r.other[0] = hier_carve(&next, HIER_BYTES(x, c.slice));
-        r.other[1] = hier_carve(&next, HIER_BYTES(x, c.slice));
-    }
-    if (exchange) {
-        r.parts[0] = hier_carve(&next, parts_bytes);
-        r.parts[1] = hier_carve(&next, parts_bytes);
-    }
+    hier_carve_two(&next, pair ? HIER_BYTES(x, c.slice) : 0, r.other);
+    hier_carve_two(&next, parts_bytes, r.parts);
     tail = hier_carve(&next, HIER_BYTES(x, n - c.body));
     hier_pipeline_reduce_scatter(x, &c, in, slot, finish_chunk, &r);
     if (n > c.body) {

@@ -67,12 +67,11 @@ static void local_major(hier_run *x)
     rs_pieces p;
     size_t bundle_bytes;
     char *scratch, *next;
-    int pair = hier_pair_reduces(x), exchange;
+    int pair = hier_pair_reduces(x);
     size_t parts_bytes;
     p.c = hier_pieces(x, x->a->count, (size_t)h->domains);
     bundle_bytes = HIER_BYTES(x, p.c.chunk * (size_t)h->domains);
-    exchange = hier_exchange_reduces(x, bundle_bytes);
-    parts_bytes = exchange ? hier_exchange_scratch(x, 0, p.c.chunk) : 0;
+    parts_bytes = hier_exchange_reduces(x, bundle_bytes) ? hier_exchange_scratch(x, 0, p.c.chunk) : 0;
     scratch = hier_scratch(x, HIER_BYTES(x, p.c.chunk * (size_t)h->size) + 2 * bundle_bytes +
                                   (pair ? 2 * HIER_BYTES(x, p.c.chunk) : 0) + 2 * parts_bytes + 1792);
     if (!scratch) return;
@@ -80,10 +79,8 @@ static void local_major(hier_run *x)
     p.ordered = hier_carve(&next, HIER_BYTES(x, p.c.chunk * (size_t)h->size));
     p.bundle[0] = hier_carve(&next, bundle_bytes);
     p.bundle[1] = hier_carve(&next, bundle_bytes);
-    p.other[0] = pair ? hier_carve(&next, HIER_BYTES(x, p.c.chunk)) : NULL;
-    p.other[1] = pair ? hier_carve(&next, HIER_BYTES(x, p.c.chunk)) : NULL;
-    p.parts[0] = exchange ? hier_carve(&next, parts_bytes) : NULL;
-    p.parts[1] = exchange ? hier_carve(&next, parts_bytes) : NULL;
+    hier_carve_two(&next, pair ? HIER_BYTES(x, p.c.chunk) : 0, p.other);
+    hier_carve_two(&next, parts_bytes, p.parts);
     hier_pipeline(x, p.c.chunks, queue_piece, finish_piece, &p);
 }
 

@@ -7,14 +7,14 @@
  * sends the piece the other domain keeps and reduces the one it receives with its own. A host MPI
  * reduces on one core, in series with the transfer (from 256 KiB to 32 MiB an in-place 2-rank
  * allreduce ran at 1.3-4.2 GB/s, a swap of the same bytes at 3.0-5.9 GB/s:
- * benchmarks/results/2026-11-29-h200x1-y); moving bytes is what the network does anyway. Both ranks reduce the same two operands in domain order (domain 0's part
- * op domain 1's, MPI_Reduce_local's order), so they get the same bits.
+ * benchmarks/results/2026-11-29-h200x1-y); moving bytes is what the network does anyway. Both
+ * ranks reduce the same two operands in domain order (domain 0's part op domain 1's,
+ * MPI_Reduce_local's order), so they get the same bits.
  *
  * Which MPI call a rank makes must not depend on anything its peer may see otherwise: the pair
  * form is taken on what every rank of the call agrees on (two domains of one size, a predefined
- * reduction, the engines allowed by MCOLL_HIER, a blocking call: nonblocking ones take exchange.c's
- * recorded form), not on what a rank may see
- * alone: with a CUDA-aware MPI the swap takes the device buffers; where this rank has no engine
+ * reduction, the engines allowed by MCOLL_HIER, a blocking call: nonblocking ones take
+ * exchange.c's recorded form), not on what a rank may see alone: with a CUDA-aware MPI the swap takes the device buffers; where this rank has no engine
  * (its domain's team could not be built) or, staging, its copies are not on the engine's stream
  * (MCOLL_HIER_OVERLAP_COPIES=0), it reduces the two slices staged to the host with
  * PMPI_Reduce_local (host buffers suit any MPI). */
